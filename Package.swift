@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
+let package = Package(
+    name: "dispatch-server",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "dispatchd", targets: ["dispatchd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // System libraries (apt: libpq-dev, libssl-dev).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // Pure HTTP/1.1: parser, response encoder, types. No sockets.
+        .target(name: "HTTP1"),
+        // Sockets, epoll event loop, connections, worker pool, router, middleware.
+        .target(name: "HTTPServer", dependencies: ["HTTP1", logging]),
+        // libpq wrapper: connection, query, rows, errors, pool, LISTEN/NOTIFY, migrator.
+        .target(name: "Postgres", dependencies: ["CLibPQ", logging]),
+        // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.
+        .target(name: "EmbeddedPostgres", dependencies: [logging]),
+        // HTTP routes and handlers; error → HTTP mapping.
+        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "COpenSSL", logging]),
+        // The executable: CLI, configuration, wiring.
+        .executableTarget(name: "dispatchd", dependencies: [
+            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "COpenSSL", logging,
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Shared test support: the throw-away PostgreSQL cluster, per-test databases, HTTP client helpers.
+        .target(name: "TestSupport", dependencies: ["Postgres", "EmbeddedPostgres", "HTTP1", logging], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "TestSupport"]),
+    ]
+)

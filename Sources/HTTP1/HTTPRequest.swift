@@ -1,0 +1,60 @@
+/// The request line and header section of a request.
+public struct HTTPRequestHead: Sendable, Equatable {
+    public var method: HTTPMethod
+    /// The request-target exactly as sent (origin-form `/path?query`, or `*` for OPTIONS).
+    public var target: String
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+
+    public init(method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+    }
+
+    /// The path part of the target (before `?`), still percent-encoded.
+    public var path: Substring {
+        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        return target[...]
+    }
+
+    /// The query part of the target (after `?`), or nil.
+    public var query: Substring? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        return target[target.index(after: q)...]
+    }
+
+    /// Whether the client wants the connection kept open after this request
+    /// (HTTP/1.1 default unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`).
+    public var wantsKeepAlive: Bool {
+        switch version {
+        case .http11: return !headers.containsToken("close", in: "Connection")
+        case .http10: return headers.containsToken("keep-alive", in: "Connection")
+        }
+    }
+
+    /// Whether the client sent `Expect: 100-continue` (and so waits for an interim response).
+    public var expectsContinue: Bool {
+        headers["Expect"]?.lowercasedASCII() == "100-continue"
+    }
+}
+
+/// A complete request: head plus the fully read (de-chunked) body.
+public struct HTTPRequest: Sendable, Equatable {
+    public var head: HTTPRequestHead
+    public var body: [UInt8]
+    /// Trailer fields of a chunked body (empty otherwise).
+    public var trailers: HTTPHeaders
+
+    public init(head: HTTPRequestHead, body: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) {
+        self.head = head
+        self.body = body
+        self.trailers = trailers
+    }
+
+    public var method: HTTPMethod { head.method }
+    public var headers: HTTPHeaders { head.headers }
+    public var path: Substring { head.path }
+    public var query: Substring? { head.query }
+}
