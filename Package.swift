@@ -26,18 +26,20 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.
         .target(name: "EmbeddedPostgres", dependencies: [logging]),
+        // Password hashing, random tokens: OpenSSL-backed primitives (never hand-rolled crypto).
+        .target(name: "Credentials", dependencies: ["COpenSSL"]),
         // HTTP routes and handlers; error → HTTP mapping.
-        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "COpenSSL", logging]),
+        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", logging]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "COpenSSL", logging,
+            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Shared test support: the throw-away PostgreSQL cluster, per-test databases, HTTP client helpers.
         .target(name: "TestSupport", dependencies: ["Postgres", "EmbeddedPostgres", "HTTP1", logging], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "TestSupport"]),
     ]
