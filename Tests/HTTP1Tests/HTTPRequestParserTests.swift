@@ -88,6 +88,21 @@ struct HTTPRequestParserTests {
         #expect(request.head.target.utf8.count + "GET  HTTP/1.1".count == 8 * 1024)
     }
 
+    @Test func unboundedLimitsDoNotOverflow() {
+        let huge = HTTPParserLimits(maxRequestLineBytes: .max, maxHeaderBytes: .max, maxHeaderCount: .max, maxBodyBytes: .max)
+        var parser = HTTPRequestParser(limits: huge)
+        let input = Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7FFFFFFFFFFFFFFF\r\nab".utf8)
+        guard case .headComplete(_, let consumed) = parser.parse(input) else {
+            Issue.record("expected headComplete"); return
+        }
+        #expect(parser.parse(input[consumed...]) == .needMore(consumed: input.count - consumed))
+    }
+
+    @Test func zeroLimitsRejectEverything() {
+        var parser = HTTPRequestParser(limits: HTTPParserLimits(maxRequestLineBytes: 0, maxHeaderBytes: 0, maxHeaderCount: 0, maxBodyBytes: 0))
+        #expect(parser.parse(Array("G".utf8)) == .failure(.requestLineTooLong))
+    }
+
     @Test("Errors map to their status", arguments: [
         (HTTPParseError.requestLineTooLong, 414), (.headerSectionTooLarge, 431), (.tooManyHeaders, 431),
         (.bodyTooLarge, 413), (.unsupportedTransferEncoding, 501), (.unsupportedVersion, 505),
