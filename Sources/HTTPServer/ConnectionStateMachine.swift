@@ -246,7 +246,10 @@ struct ConnectionStateMachine {
         if let writeDeadline, env.now >= writeDeadline { return .closeNow }
         guard let readDeadline, env.now >= readDeadline else { return .nothing }
         switch phase {
-        case .readingHead where !requestStarted, .closing:
+        case .readingHead where !requestStarted:
+            // Idle keep-alive (or never spoke): close quietly, but not while a response drains.
+            return hasPendingOutput ? .nothing : .closeNow
+        case .closing:
             return .closeNow
         case .readingHead, .readingBody:
             var response = HTTPResponse.jsonError(status: .requestTimeout, code: "request_timeout",

@@ -196,6 +196,7 @@ final class EventLoop: @unchecked Sendable {
                 return closeConnection(record)
             }
         }
+        if shuttingDown && record.machine.isIdle { return closeConnection(record) }
         if record.machine.readyToLinger {
             if record.machine.peerClosed { return closeConnection(record) }
             shutdown(record.fd, Int32(SHUT_WR))
@@ -270,6 +271,8 @@ final class EventLoop: @unchecked Sendable {
                 if let early {
                     record.deferred = nil
                     deliver(early, to: record)
+                } else if record.machine.peerClosed {
+                    closeConnection(record) // the client left before the handler parked: cancel
                 }
             case .deferredResponse(let id, let response):
                 if let record = connections[id] {
