@@ -45,8 +45,20 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
+    /// ASCII case-insensitive comparison without allocating: this runs for every header lookup.
     static func equalNames(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.lowercasedASCII() == b.lowercasedASCII()
+        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return true
+            case let (x?, y?):
+                if x == y { continue }
+                // Bytes that differ only in bit 0x20 are the same letter in the other case.
+                let lower = x | 0x20
+                guard lower == (y | 0x20), lower >= 97, lower <= 122 else { return false }
+            default: return false
+            }
+        }
     }
 }
 
