@@ -40,6 +40,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "EmbeddedPostgres", "HTTP1", logging], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "TestSupport"]),
     ]
