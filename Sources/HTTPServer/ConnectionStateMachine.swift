@@ -1,0 +1,290 @@
+import HTTP1
+
+/// One connection's protocol state, with no sockets: bytes in, requests and response bytes
+/// out. The event loop feeds it reads, handler replies, write progress and clock ticks, then
+/// performs what it asks for (write `pendingOutput`, dispatch a request, close).
+///
+/// Lifecycle: reading head → reading body → awaiting response → (written) → reading head of
+/// the next request (keep-alive) or closing. Only one request is with the handler at a time;
+/// bytes of pipelined requests are buffered unparsed until its response is queued, which keeps
+/// responses in request order without any reordering logic.
+struct ConnectionStateMachine {
+    enum Phase: Equatable {
+        /// Waiting for (the rest of) a request head. `requestStarted` says whether any byte of
+        /// it arrived; a connection that sent nothing is closed silently on timeout.
+        case readingHead
+        case readingBody
+        /// A request is with the handler (or parked as deferred).
+        case awaitingResponse
+        /// The last response is queued; once written the loop half-closes and lingers.
+        case closing
+    }
+
+    /// A request the loop should hand to the worker pool.
+    struct Dispatch {
+        var request: HTTPRequest
+        var requestID: String
+    }
+
+    /// What a clock tick decided.
+    enum TimerOutcome: Equatable {
+        case nothing
+        /// An error response was queued; flush it, then close.
+        case respondAndClose
+        /// Close now without a word (idle keep-alive, never-spoke client, stuck writer, linger over).
+        case closeNow
+    }
+
+    private struct InFlight {
+        var isHead: Bool
+        var keepAlive: Bool
+        var requestID: String
+        var version: HTTPVersion
+    }
+
+    private(set) var phase: Phase = .readingHead
+    private(set) var requestStarted = false
+    /// Set when the peer half-closed while a request was in flight: answer it, then close.
+    private(set) var peerClosed = false
+    private(set) var readDeadline: Int64?
+    private(set) var writeDeadline: Int64?
+    /// True once the final response is fully written and the loop has half-closed.
+    private(set) var lingering = false
+
+    private var parser: HTTPRequestParser
+    private var inbox: [UInt8] = []
+    private var inboxStart = 0
+    private var outbox: [UInt8] = []
+    private var outboxStart = 0
+    private var current: InFlight?
+
+    /// Pipelined bytes buffered while a request is in flight, beyond which the loop stops reading.
+    static let maxBufferedWhileBusy = 64 * 1024
+
+    init(environment env: ConnectionEnvironment) {
+        parser = HTTPRequestParser(limits: env.limits)
+        readDeadline = env.now + env.timeouts.header
+    }
+
+    /// A connection accepted beyond `maxConnections`: it only gets a 503 and is closed.
+    static func rejecting(environment env: ConnectionEnvironment) -> ConnectionStateMachine {
+        var machine = ConnectionStateMachine(environment: env)
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: "too_many_connections",
+                                              message: "The server is at its connection limit; retry shortly.")
+        response.headers.add(name: "Retry-After", value: "1")
+        machine.queueFinal(response, requestID: env.requestID(from: nil), env: env)
+        return machine
+    }
+
+    // MARK: Output
+
+    var hasPendingOutput: Bool { outboxStart < outbox.count }
+
+    /// Calls `body` with the unwritten output; the loop writes from it and reports `didWrite`.
+    func withPendingOutput<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        outbox.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outboxStart...])) }
+    }
+
+    mutating func didWrite(_ count: Int) {
+        outboxStart += count
+        if outboxStart >= outbox.count {
+            outbox.removeAll(keepingCapacity: outbox.capacity <= 64 * 1024)
+            outboxStart = 0
+            writeDeadline = nil
+        }
+    }
+
+    /// Whether the loop should half-close and start lingering now.
+    var readyToLinger: Bool { phase == .closing && !hasPendingOutput && !lingering }
+
+    mutating func startLingering(env: ConnectionEnvironment) {
+        lingering = true
+        readDeadline = env.now + env.timeouts.linger
+    }
+
+    /// Whether the loop should keep EPOLLIN armed.
+    var wantsRead: Bool {
+        if peerClosed { return false }
+        if phase == .awaitingResponse { return inbox.count - inboxStart < Self.maxBufferedWhileBusy }
+        return true
+    }
+
+    /// True when nothing of a request is pending: safe to close at shutdown.
+    var isIdle: Bool { phase == .readingHead && !requestStarted && !hasPendingOutput && inbox.count == inboxStart }
+
+    // MARK: Input
+
+    /// New bytes from the socket. Returns a request to dispatch, if one became complete.
+    mutating func receive(_ bytes: UnsafeRawBufferPointer, env: ConnectionEnvironment) -> Dispatch? {
+        switch phase {
+        case .closing:
+            return nil // draining: whatever the client still sends is discarded
+        case .awaitingResponse:
+            inbox.append(contentsOf: bytes)
+            return nil
+        case .readingHead, .readingBody:
+            if inbox.count == inboxStart {
+                // Hot path: parse straight from the read buffer, keep only the leftover.
+                let (consumed, dispatch) = parse(bytes, env: env)
+                if consumed < bytes.count, phase != .closing {
+                    inbox.removeAll(keepingCapacity: true)
+                    inboxStart = 0
+                    inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
+                }
+                return dispatch
+            }
+            inbox.append(contentsOf: bytes)
+            return parseInbox(env: env)
+        }
+    }
+
+    /// The peer sent FIN. Returns true when the loop should close right away.
+    mutating func receivedEOF() -> Bool {
+        if phase == .awaitingResponse && current != nil {
+            peerClosed = true
+            return false
+        }
+        return !(phase == .closing && hasPendingOutput)
+    }
+
+    private mutating func parseInbox(env: ConnectionEnvironment) -> Dispatch? {
+        var buffer: [UInt8] = []
+        swap(&buffer, &inbox) // parse without an exclusive access to self.inbox
+        let (consumed, dispatch) = buffer.withUnsafeBytes { raw in
+            parse(UnsafeRawBufferPointer(rebasing: raw[inboxStart...]), env: env)
+        }
+        swap(&buffer, &inbox)
+        inboxStart += consumed
+        if phase == .closing || inboxStart >= inbox.count {
+            inbox.removeAll(keepingCapacity: inbox.capacity <= 64 * 1024)
+            inboxStart = 0
+        } else if inboxStart > 4096 && inboxStart * 2 > inbox.count {
+            inbox.removeFirst(inboxStart)
+            inboxStart = 0
+        }
+        return dispatch
+    }
+
+    /// Runs the parser over `buffer` until it needs more input, a request completes, or it fails.
+    private mutating func parse(_ buffer: UnsafeRawBufferPointer, env: ConnectionEnvironment) -> (Int, Dispatch?) {
+        var offset = 0
+        while true {
+            if phase == .readingHead && !requestStarted && offset < buffer.count {
+                requestStarted = true
+                readDeadline = env.now + env.timeouts.header
+            }
+            switch parser.parse(UnsafeRawBufferPointer(rebasing: buffer[offset...])) {
+            case .needMore(let consumed):
+                return (offset + consumed, nil)
+            case .headComplete(let head, let consumed):
+                offset += consumed
+                phase = .readingBody
+                readDeadline = env.now + env.timeouts.body
+                if let length = head.headers["Content-Length"].flatMap({ Int($0) }), length > env.limits.maxBodyBytes {
+                    fail(.bodyTooLarge, env: env)
+                    return (buffer.count, nil)
+                }
+                // RFC 9110 §10.1.1: only 1.1 clients get 100, and only if the body isn't here yet.
+                if head.expectsContinue && head.version == .http11 && offset == buffer.count {
+                    appendOutput(HTTPResponseEncoder.continueResponse, env: env)
+                }
+            case .complete(let request, let consumed):
+                offset += consumed
+                let requestID = env.requestID(from: request.headers)
+                current = InFlight(isHead: request.method == .head, keepAlive: request.head.wantsKeepAlive,
+                                   requestID: requestID, version: request.head.version)
+                phase = .awaitingResponse
+                readDeadline = nil
+                return (offset, Dispatch(request: request, requestID: requestID))
+            case .failure(let error):
+                fail(error, env: env)
+                return (buffer.count, nil)
+            }
+        }
+    }
+
+    // MARK: Responses
+
+    /// The handler's response for the in-flight request. May return the next pipelined request.
+    mutating func respond(_ response: HTTPResponse, env: ConnectionEnvironment) -> Dispatch? {
+        guard phase == .awaitingResponse, let inFlight = current else { return nil }
+        current = nil
+        let keepAlive = inFlight.keepAlive && !env.shuttingDown && !peerClosed
+            && !response.headers.containsToken("close", in: "Connection")
+        var response = response
+        response.headers.set(name: "Date", value: env.date)
+        response.headers.set(name: "X-Request-Id", value: inFlight.requestID)
+        if !keepAlive {
+            response.headers.set(name: "Connection", value: "close")
+        } else if inFlight.version == .http10 {
+            response.headers.set(name: "Connection", value: "keep-alive")
+        }
+        var bytes: [UInt8] = []
+        HTTPResponseEncoder.encode(response, omitBody: inFlight.isHead, into: &bytes)
+        appendOutput(bytes, env: env)
+        guard keepAlive else {
+            enterClosing()
+            return nil
+        }
+        phase = .readingHead
+        requestStarted = false
+        readDeadline = env.now + env.timeouts.idle
+        return inbox.count > inboxStart ? parseInbox(env: env) : nil
+    }
+
+    /// At shutdown: a parked (deferred) request gets 503 instead of waiting for its event.
+    mutating func respondShuttingDown(env: ConnectionEnvironment) {
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: "shutting_down",
+                                              message: "The server is shutting down; retry shortly.")
+        response.headers.add(name: "Retry-After", value: "1")
+        _ = respond(response, env: env)
+    }
+
+    // MARK: Time
+
+    mutating func tick(env: ConnectionEnvironment) -> TimerOutcome {
+        if let writeDeadline, env.now >= writeDeadline { return .closeNow }
+        guard let readDeadline, env.now >= readDeadline else { return .nothing }
+        switch phase {
+        case .readingHead where !requestStarted, .closing:
+            return .closeNow
+        case .readingHead, .readingBody:
+            var response = HTTPResponse.jsonError(status: .requestTimeout, code: "request_timeout",
+                                                  message: "The request was not received in time.")
+            response.headers.add(name: "Retry-After", value: "1")
+            queueFinal(response, requestID: env.requestID(from: nil), env: env)
+            return .respondAndClose
+        case .awaitingResponse:
+            return .nothing
+        }
+    }
+
+    // MARK: Helpers
+
+    private mutating func fail(_ error: HTTPParseError, env: ConnectionEnvironment) {
+        let response = HTTPResponse.jsonError(status: error.status, code: error.code, message: error.message)
+        queueFinal(response, requestID: env.requestID(from: nil), env: env)
+    }
+
+    /// Queues a protocol-level response that ends the connection.
+    private mutating func queueFinal(_ response: HTTPResponse, requestID: String, env: ConnectionEnvironment) {
+        var response = response
+        response.headers.set(name: "Date", value: env.date)
+        response.headers.set(name: "X-Request-Id", value: requestID)
+        response.headers.set(name: "Connection", value: "close")
+        appendOutput(HTTPResponseEncoder.encode(response), env: env)
+        enterClosing()
+    }
+
+    private mutating func enterClosing() {
+        phase = .closing
+        readDeadline = nil
+        inbox = []
+        inboxStart = 0
+    }
+
+    private mutating func appendOutput(_ bytes: [UInt8], env: ConnectionEnvironment) {
+        if !hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
+        outbox.append(contentsOf: bytes)
+    }
+}

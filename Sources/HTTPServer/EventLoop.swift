@@ -1,0 +1,431 @@
+import Glibc
+import HTTP1
+import Logging
+import Synchronization
+
+/// The single epoll thread that owns the listening socket and every connection.
+///
+/// Level-triggered on purpose: each ready connection gets one read of at most 64 KiB per
+/// iteration, so a fast sender cannot monopolise the loop (edge-triggered would oblige us to
+/// drain every socket to EAGAIN or track "still readable" ourselves), and interest is simply
+/// what the state machine wants right now — EPOLLIN while we accept input, EPOLLOUT only while
+/// output is queued — so a busy connection never spins the loop.
+///
+/// Timers: instead of a heap with an entry per deadline change (several per request), every
+/// `scanInterval` the loop walks the connections and asks each state machine whether a deadline
+/// passed. That is O(connections) a few times per second — ~10k cheap checks — and nothing per
+/// request. Deadlines are therefore late by at most one interval (≤ 250 ms, a quarter of the
+/// shortest timeout), which is fine for timeouts measured in seconds.
+///
+/// `@unchecked Sendable`: the mutable state is confined to the loop thread; other threads only
+/// touch `mailbox` (a Mutex) via `post`, and the atomic counters.
+final class EventLoop: @unchecked Sendable {
+    enum Message {
+        case reply(UInt64, HandlerReply)
+        case deferredResponse(UInt64, HTTPResponse)
+        case shutdown(grace: Int64)
+    }
+
+    private static let listenerID: UInt64 = 0
+    private static let wakeID: UInt64 = 1
+    private static let signalID: UInt64 = 2
+    private static let readBufferSize = 64 * 1024
+
+    private struct Mailbox {
+        var messages: [Message] = []
+        var closed = false
+    }
+
+    private let mailbox = Mutex(Mailbox())
+    private let wakeFD: Int32
+    private let epollFD: Int32
+    let counters = Counters()
+
+    // Loop-confined state.
+    private var listenFD: Int32
+    private let signalFD: Int32?
+    private var connections: [UInt64: ConnectionRecord] = [:]
+    private var nextID: UInt64 = 16
+    private let env: ConnectionEnvironment
+    private let chain: MiddlewareChain
+    private let workers: WorkerPool
+    private let logger: Logger
+    private let maxConnections: Int
+    private let defaultGrace: Int64
+    private let scanInterval: Int64
+    private var nextScan: Int64 = 0
+    private var listenerPausedUntil: Int64?
+    private var shuttingDown = false
+    private var graceDeadline: Int64 = .max
+
+    init(listenFD: Int32, signalFD: Int32?, configuration: HTTPServerConfiguration, chain: MiddlewareChain,
+         logger: Logger) throws {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw HTTPServerError.systemCall("epoll_create1", errno: errno) }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else {
+            close(epollFD)
+            throw HTTPServerError.systemCall("eventfd", errno: errno)
+        }
+        self.listenFD = listenFD
+        self.signalFD = signalFD
+        self.chain = chain
+        self.logger = logger
+        self.maxConnections = configuration.maxConnections
+        self.defaultGrace = configuration.shutdownGracePeriod.nanoseconds
+        let c = configuration
+        let shortest = min(c.headerReadTimeout, c.bodyReadTimeout, c.idleTimeout, c.writeTimeout).nanoseconds
+        scanInterval = min(max(shortest / 4, 10_000_000), 250_000_000)
+        env = ConnectionEnvironment(
+            timeouts: .init(header: c.headerReadTimeout.nanoseconds, body: c.bodyReadTimeout.nanoseconds,
+                            idle: c.idleTimeout.nanoseconds, write: c.writeTimeout.nanoseconds,
+                            linger: min(c.writeTimeout.nanoseconds, 2_000_000_000)),
+            limits: c.limits)
+        workers = WorkerPool(count: c.workerCount, name: "http-worker")
+        register(listenFD, id: Self.listenerID, events: EPOLLIN.rawValue)
+        register(wakeFD, id: Self.wakeID, events: EPOLLIN.rawValue)
+        if let signalFD { register(signalFD, id: Self.signalID, events: EPOLLIN.rawValue) }
+    }
+
+    // MARK: Any thread
+
+    /// Hands a message to the loop and wakes it (the eventfd is written only when the mailbox
+    /// was empty: one wakeup per batch).
+    func post(_ message: Message) {
+        mailbox.withLock { box in
+            guard !box.closed else {
+                if case .reply(_, .deferred(let completion)) = message { completion.cancel() }
+                return
+            }
+            box.messages.append(message)
+            if box.messages.count == 1 {
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8) // inside the lock: the fd cannot be closed underneath us
+            }
+        }
+    }
+
+    // MARK: Loop thread
+
+    func run() {
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
+        defer { readBuffer.deallocate() }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        env.now = ConnectionEnvironment.monotonicNow()
+        nextScan = env.now + scanInterval
+        while true {
+            let waitMs = Int32(clamping: max(1, (nextScan - env.now + 999_999) / 1_000_000))
+            let count = epoll_wait(epollFD, &events, Int32(events.count), waitMs)
+            env.now = ConnectionEnvironment.monotonicNow()
+            if count < 0 && errno != EINTR {
+                logger.critical("epoll_wait failed", metadata: ["errno": "\(errno)"])
+                break
+            }
+            for index in 0..<max(0, Int(count)) {
+                let event = events[index]
+                switch event.data.u64 {
+                case Self.listenerID: acceptConnections()
+                case Self.wakeID: drainMailbox()
+                case Self.signalID: handleSignal()
+                case let id:
+                    if let record = connections[id] { handle(event.events, on: record, buffer: readBuffer) }
+                }
+            }
+            if env.now >= nextScan {
+                scanTimers()
+                nextScan = env.now + scanInterval
+            }
+            if shuttingDown && (connections.isEmpty || env.now >= graceDeadline) { break }
+        }
+        tearDown()
+    }
+
+    private func handle(_ flags: UInt32, on record: ConnectionRecord, buffer: UnsafeMutableRawBufferPointer) {
+        if flags & EPOLLERR.rawValue != 0 { return closeConnection(record) }
+        if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue) != 0 {
+            guard read(record, buffer: buffer, flags: flags) else { return }
+        }
+        service(record)
+    }
+
+    /// One read. Returns false if the connection was closed.
+    private func read(_ record: ConnectionRecord, buffer: UnsafeMutableRawBufferPointer, flags: UInt32) -> Bool {
+        if !record.machine.wantsRead && !record.machine.lingering {
+            // Not reading (busy with a full buffer, or the peer already half-closed): RDHUP/HUP
+            // only tell us the peer is gone.
+            if flags & EPOLLHUP.rawValue != 0 || record.deferred != nil
+                || (!record.machine.peerClosed && record.machine.receivedEOF()) {
+                closeConnection(record)
+                return false
+            }
+            return true
+        }
+        let received = recv(record.fd, buffer.baseAddress, buffer.count, 0)
+        if received > 0 {
+            if let dispatch = record.machine.receive(UnsafeRawBufferPointer(rebasing: buffer[..<received]), env: env) {
+                self.dispatch(dispatch, on: record)
+            }
+            return true
+        }
+        if received == 0 {
+            if record.deferred != nil || record.machine.receivedEOF() {
+                closeConnection(record)
+                return false
+            }
+            return true
+        }
+        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return true }
+        closeConnection(record)
+        return false
+    }
+
+    /// Writes what is queued, half-closes finished connections, and re-arms epoll interest.
+    private func service(_ record: ConnectionRecord) {
+        while record.machine.hasPendingOutput {
+            let sent = record.machine.withPendingOutput { pending in
+                send(record.fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                record.machine.didWrite(sent)
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                break
+            } else {
+                return closeConnection(record)
+            }
+        }
+        if record.machine.readyToLinger {
+            if record.machine.peerClosed { return closeConnection(record) }
+            shutdown(record.fd, Int32(SHUT_WR))
+            record.machine.startLingering(env: env)
+        }
+        var wanted: UInt32 = 0
+        if record.machine.wantsRead || record.machine.lingering {
+            wanted |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+        } else if !record.machine.peerClosed {
+            wanted |= EPOLLRDHUP.rawValue // still notice a disconnect while busy (cancels deferred)
+        }
+        if record.machine.hasPendingOutput { wanted |= EPOLLOUT.rawValue }
+        if wanted != record.interest {
+            record.interest = wanted
+            var event = epoll_event()
+            event.events = wanted
+            event.data.u64 = record.id
+            epoll_ctl(epollFD, EPOLL_CTL_MOD, record.fd, &event)
+        }
+    }
+
+    private func dispatch(_ dispatch: ConnectionStateMachine.Dispatch, on record: ConnectionRecord) {
+        record.requestInFlight = true
+        counters.inFlight.add(1, ordering: .relaxed)
+        counters.requests.add(1, ordering: .relaxed)
+        let id = record.id
+        let address = record.remoteAddress
+        let chain = chain
+        let logger = logger
+        workers.submit { [self] in
+            let context = RequestContext(requestID: dispatch.requestID,
+                                         query: QueryParameters(parsing: dispatch.request.query),
+                                         logger: logger, remoteAddress: address)
+            let reply: HandlerReply
+            do {
+                reply = try chain.run(dispatch.request, context)
+            } catch {
+                reply = .response(ErrorMiddleware.render(error, context: context))
+            }
+            self.post(.reply(id, reply))
+        }
+    }
+
+    private func deliver(_ response: HTTPResponse, to record: ConnectionRecord) {
+        guard record.requestInFlight else { return }
+        record.requestInFlight = false
+        counters.inFlight.subtract(1, ordering: .relaxed)
+        if let next = record.machine.respond(response, env: env) { dispatch(next, on: record) }
+        service(record)
+    }
+
+    private func drainMailbox() {
+        var value: UInt64 = 0
+        _ = Glibc.read(wakeFD, &value, 8) // before taking messages, so no wakeup is lost
+        let messages = mailbox.withLock { box in
+            let taken = box.messages
+            box.messages.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for message in messages {
+            switch message {
+            case .reply(let id, .response(let response)):
+                if let record = connections[id] { deliver(response, to: record) }
+            case .reply(let id, .deferred(let completion)):
+                guard let record = connections[id], !shuttingDown else {
+                    completion.cancel()
+                    if let record = connections[id] { deliverShuttingDown(to: record) }
+                    continue
+                }
+                record.deferred = completion
+                let early = completion.bind { [weak self] response in self?.post(.deferredResponse(id, response)) }
+                if let early {
+                    record.deferred = nil
+                    deliver(early, to: record)
+                }
+            case .deferredResponse(let id, let response):
+                if let record = connections[id] {
+                    record.deferred = nil
+                    deliver(response, to: record)
+                }
+            case .shutdown(let grace):
+                beginShutdown(grace: grace)
+            }
+        }
+    }
+
+    private func deliverShuttingDown(to record: ConnectionRecord) {
+        guard record.requestInFlight else { return }
+        record.requestInFlight = false
+        counters.inFlight.subtract(1, ordering: .relaxed)
+        record.machine.respondShuttingDown(env: env)
+        service(record)
+    }
+
+    private func acceptConnections() {
+        for _ in 0..<128 { // bounded so a connection storm cannot starve established clients
+            guard let (fd, address) = Socket.accept(listenFD) else {
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    // Level-triggered listener would spin: stop watching it for a moment.
+                    logger.warning("accept failed; pausing accepts", metadata: ["errno": "\(code)"])
+                    epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+                    listenerPausedUntil = env.now + 100_000_000
+                }
+                return
+            }
+            let rejected = counters.open.load(ordering: .relaxed) >= maxConnections
+            let machine = rejected ? ConnectionStateMachine.rejecting(environment: env)
+                                   : ConnectionStateMachine(environment: env)
+            let record = ConnectionRecord(id: nextID, fd: fd, remoteAddress: address, machine: machine, rejected: rejected)
+            nextID += 1
+            connections[record.id] = record
+            record.interest = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+            register(fd, id: record.id, events: record.interest)
+            if rejected {
+                counters.rejected.add(1, ordering: .relaxed)
+                service(record)
+            } else {
+                counters.open.add(1, ordering: .relaxed)
+                counters.accepted.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    private func scanTimers() {
+        if let paused = listenerPausedUntil, env.now >= paused, listenFD >= 0 {
+            listenerPausedUntil = nil
+            register(listenFD, id: Self.listenerID, events: EPOLLIN.rawValue)
+        }
+        for record in Array(connections.values) {
+            switch record.machine.tick(env: env) {
+            case .nothing: break
+            case .closeNow: closeConnection(record)
+            case .respondAndClose: service(record)
+            }
+        }
+    }
+
+    private func handleSignal() {
+        guard let signalFD else { return }
+        var bytes = (UInt64(0), UInt64(0))
+        _ = Glibc.read(signalFD, &bytes, 16)
+        logger.info("Signal received; shutting down")
+        beginShutdown(grace: defaultGrace)
+    }
+
+    /// Stop accepting, close idle connections, answer parked (deferred) requests with 503;
+    /// everything else may finish until the grace deadline.
+    private func beginShutdown(grace: Int64) {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        env.shuttingDown = true
+        graceDeadline = env.now + max(0, grace)
+        if listenFD >= 0 {
+            close(listenFD) // new connections are refused from here on
+            listenFD = -1
+        }
+        for record in Array(connections.values) {
+            if let completion = record.deferred {
+                record.deferred = nil
+                completion.cancel()
+                deliverShuttingDown(to: record)
+            } else if record.machine.isIdle {
+                closeConnection(record)
+            }
+        }
+    }
+
+    private func closeConnection(_ record: ConnectionRecord) {
+        guard connections.removeValue(forKey: record.id) != nil else { return }
+        close(record.fd) // also removes it from the epoll set
+        if let completion = record.deferred {
+            record.deferred = nil
+            completion.cancel()
+        }
+        if record.requestInFlight {
+            record.requestInFlight = false
+            counters.inFlight.subtract(1, ordering: .relaxed)
+        }
+        if !record.rejected { counters.open.subtract(1, ordering: .relaxed) }
+    }
+
+    private func tearDown() {
+        for record in Array(connections.values) { closeConnection(record) }
+        if listenFD >= 0 { close(listenFD); listenFD = -1 }
+        let leftovers = mailbox.withLock { box in
+            box.closed = true
+            close(wakeFD)
+            let taken = box.messages
+            box.messages = []
+            return taken
+        }
+        for case .reply(_, .deferred(let completion)) in leftovers { completion.cancel() }
+        close(epollFD)
+        workers.stop()
+    }
+
+    private func register(_ fd: Int32, id: UInt64, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+    }
+}
+
+/// A connection as the loop tracks it. A class so the loop mutates it in place in the table.
+final class ConnectionRecord {
+    let id: UInt64
+    let fd: Int32
+    let remoteAddress: String
+    let rejected: Bool
+    var machine: ConnectionStateMachine
+    var interest: UInt32 = 0
+    var deferred: ResponseCompletion?
+    var requestInFlight = false
+
+    init(id: UInt64, fd: Int32, remoteAddress: String, machine: ConnectionStateMachine, rejected: Bool) {
+        self.id = id
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+        self.machine = machine
+        self.rejected = rejected
+    }
+}
+
+/// Counters readable from any thread for `HTTPServer.metrics`.
+final class Counters: Sendable {
+    let open = Atomic<Int>(0)
+    let accepted = Atomic<Int>(0)
+    let rejected = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
+    let inFlight = Atomic<Int>(0)
+}

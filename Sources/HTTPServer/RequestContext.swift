@@ -1,0 +1,38 @@
+import Logging
+
+/// Per-request information that travels alongside the request through middleware to the
+/// handler. A value: middleware that adds something (e.g. the principal) passes a modified copy
+/// to `next`.
+public struct RequestContext: Sendable {
+    /// The request id echoed in `X-Request-Id` (the client's, when it sent a sane one).
+    public let requestID: String
+    /// `{name}` segments of the matched route, percent-decoded. Set by the router.
+    public var pathParameters: [String: String] = [:]
+    /// The decoded query string.
+    public var query: QueryParameters
+    /// Carries `request_id` metadata.
+    public var logger: Logger
+    /// The peer as `ip:port`.
+    public let remoteAddress: String
+    /// Set by the authentication layer; nil for anonymous requests.
+    public var principal: (any Sendable)?
+    /// Free-form storage for middleware that needs to pass something along.
+    public var storage: [String: any Sendable] = [:]
+
+    public init(requestID: String, query: QueryParameters = QueryParameters(), logger: Logger,
+                remoteAddress: String) {
+        self.requestID = requestID
+        self.query = query
+        self.logger = logger
+        self.remoteAddress = remoteAddress
+        self.logger[metadataKey: "request_id"] = .string(requestID)
+    }
+
+    /// The path parameter `name`; throws a 400 when missing (a route/handler mismatch).
+    public func pathParameter(_ name: String) throws -> String {
+        guard let value = pathParameters[name] else {
+            throw HTTPError.badRequest(code: "missing_path_parameter", "Missing path parameter '\(name)'.")
+        }
+        return value
+    }
+}
