@@ -17,11 +17,13 @@ let package = Package(
         // System libraries (apt: libpq-dev, libssl-dev).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // epoll, eventfd, accept4, pipe2: Linux calls the Glibc module does not export.
+        .systemLibrary(name: "CLinuxSys"),
 
         // Pure HTTP/1.1: parser, response encoder, types. No sockets.
         .target(name: "HTTP1"),
         // Sockets, epoll event loop, connections, worker pool, router, middleware.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", logging]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", logging]),
         // libpq wrapper: connection, query, rows, errors, pool, LISTEN/NOTIFY, migrator.
         .target(name: "Postgres", dependencies: ["CLibPQ", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.

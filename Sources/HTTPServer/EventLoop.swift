@@ -1,3 +1,4 @@
+import CLinuxSys
 import Glibc
 import HTTP1
 import Logging

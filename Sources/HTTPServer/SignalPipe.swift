@@ -1,3 +1,4 @@
+import CLinuxSys
 import Glibc
 
 /// Write end of the self-pipe; written by the signal handler, the only thing it does.

@@ -1,3 +1,4 @@
+import CLinuxSys
 import Glibc
 
 /// Thin wrappers over the POSIX socket calls the event loop needs.

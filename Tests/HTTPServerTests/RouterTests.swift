@@ -1,0 +1,69 @@
+import HTTP1
+@testable import HTTPServer
+import Logging
+import Testing
+
+@Suite struct RouterTests {
+    static let router: Router = {
+        var router = Router()
+        for (method, pattern) in [("GET", "/"), ("GET", "/v1/tasks"), ("POST", "/v1/tasks"),
+                                  ("GET", "/v1/tasks/{id}"), ("GET", "/v1/tasks/mine"),
+                                  ("POST", "/v1/tasks/{id}/claim"), ("DELETE", "/v1/tasks/{taskID}/notes/{noteID}"),
+                                  ("GET", "/v1/files/{name}")] {
+            router.on(HTTPMethod(method), pattern) { _, _ in
+                .response(HTTPResponse(body: Array("\(method) \(pattern)".utf8)))
+            }
+        }
+        return router
+    }()
+
+    enum Expected: Sendable { case route(String, [String: String]), notFound, notAllowed([String]) }
+
+    @Test(arguments: [
+        ("GET", "/", Expected.route("GET /", [:])),
+        ("GET", "/v1/tasks", .route("GET /v1/tasks", [:])),
+        ("POST", "/v1/tasks", .route("POST /v1/tasks", [:])),
+        ("GET", "/v1/tasks/42", .route("GET /v1/tasks/{id}", ["id": "42"])),
+        ("GET", "/v1/tasks/mine", .route("GET /v1/tasks/mine", [:])),
+        ("POST", "/v1/tasks/mine/claim", .route("POST /v1/tasks/{id}/claim", ["id": "mine"])),
+        ("HEAD", "/v1/tasks/7", .route("GET /v1/tasks/{id}", ["id": "7"])),
+        ("DELETE", "/v1/tasks/a/notes/b", .route("DELETE /v1/tasks/{taskID}/notes/{noteID}", ["taskID": "a", "noteID": "b"])),
+        ("GET", "/v1/files/a%2Fb%20c", .route("GET /v1/files/{name}", ["name": "a/b c"])),
+        ("GET", "/v1/tasks/", .notFound),
+        ("GET", "/v1/nothing", .notFound),
+        ("GET", "/v1/tasks/1/claim", .notAllowed(["POST"])),
+        ("PUT", "/v1/tasks", .notAllowed(["GET", "HEAD", "POST"])),
+        ("GET", "*", .notFound),
+    ])
+    func match_table(method: String, path: String, expected: Expected) throws {
+        let match = try Self.router.match(method: HTTPMethod(method), path: Substring(path))
+        switch (match, expected) {
+        case (.found(let handler, let parameters), .route(let name, let expectedParameters)):
+            let context = RequestContext(requestID: "t", logger: Logger(label: "t"), remoteAddress: "x")
+            let head = HTTPRequestHead(method: HTTPMethod(method), target: path, version: .http11, headers: ["Host": "x"])
+            guard case .response(let response) = try handler(HTTPRequest(head: head), context) else {
+                Issue.record("expected a response"); return
+            }
+            #expect(String(decoding: response.body, as: UTF8.self) == name)
+            #expect(parameters == expectedParameters)
+        case (.notFound, .notFound):
+            break
+        case (.methodNotAllowed(let allow), .notAllowed(let expectedAllow)):
+            #expect(allow == expectedAllow)
+        default:
+            Issue.record("\(method) \(path): got \(match), expected \(expected)")
+        }
+    }
+
+    @Test func match_malformedPercentEncoding_throws400() {
+        #expect(throws: HTTPError.self) { try Self.router.match(method: .get, path: "/v1/tasks/%zz") }
+    }
+
+    @Test func queryParameters_decodePercentAndPlus() {
+        let query = QueryParameters(parsing: "q=a+b%26c&empty&x=1&x=2&bad=%G1")
+        #expect(query["q"] == "a b&c")
+        #expect(query["empty"] == "")
+        #expect(query.values(for: "x") == ["1", "2"])
+        #expect(query["bad"] == nil)
+    }
+}
