@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "TestSupport"]),
+        // dispatchd: built before the tests run, which start the binary (CommandLineTests).
+        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]
 )
