@@ -209,15 +209,21 @@ struct ConnectionStateMachine {
     mutating func respond(_ response: HTTPResponse, env: ConnectionEnvironment) -> Dispatch? {
         guard phase == .awaitingResponse, let inFlight = current else { return nil }
         current = nil
+        // The server owns Date, X-Request-Id, Connection and Content-Length; a handler may only
+        // ask for `Connection: close`. Checked without allocating: this runs for every response.
+        let handlerSetConnection = response.headers.fields.contains {
+            HTTPResponseEncoder.asciiCaseInsensitiveEquals($0.name, "connection")
+        }
         let keepAlive = inFlight.keepAlive && !env.shuttingDown && !peerClosed
-            && !response.headers.containsToken("close", in: "Connection")
+            && !(handlerSetConnection && response.headers.containsToken("close", in: "Connection"))
         var response = response
-        response.headers.set(name: "Date", value: env.date)
-        response.headers.set(name: "X-Request-Id", value: inFlight.requestID)
+        if handlerSetConnection { response.headers.remove(name: "Connection") }
+        response.headers.add(name: "Date", value: env.date)
+        response.headers.add(name: "X-Request-Id", value: inFlight.requestID)
         if !keepAlive {
-            response.headers.set(name: "Connection", value: "close")
+            response.headers.add(name: "Connection", value: "close")
         } else if inFlight.version == .http10 {
-            response.headers.set(name: "Connection", value: "keep-alive")
+            response.headers.add(name: "Connection", value: "keep-alive")
         }
         var bytes: [UInt8] = []
         HTTPResponseEncoder.encode(response, omitBody: inFlight.isHead, into: &bytes)
@@ -246,7 +252,10 @@ struct ConnectionStateMachine {
         if let writeDeadline, env.now >= writeDeadline { return .closeNow }
         guard let readDeadline, env.now >= readDeadline else { return .nothing }
         switch phase {
-        case .readingHead where !requestStarted, .closing:
+        case .readingHead where !requestStarted:
+            // Idle keep-alive (or never spoke): close quietly, but not while a response drains.
+            return hasPendingOutput ? .nothing : .closeNow
+        case .closing:
             return .closeNow
         case .readingHead, .readingBody:
             var response = HTTPResponse.jsonError(status: .requestTimeout, code: "request_timeout",
