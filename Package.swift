@@ -30,8 +30,12 @@ let package = Package(
         .target(name: "EmbeddedPostgres", dependencies: [logging]),
         // Password hashing, random tokens: OpenSSL-backed primitives (never hand-rolled crypto).
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
+        // Pure domain types and validation rules (no I/O).
+        .target(name: "Domain"),
+        // SQL per aggregate (users, sessions, API keys, avatars, login throttle).
+        .target(name: "Store", dependencies: ["Postgres", "Domain"]),
         // HTTP routes and handlers; error → HTTP mapping.
-        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", logging]),
+        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", logging]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
             "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", logging,

@@ -16,6 +16,19 @@ enum Base64 {
         return Data(base64Encoded: padded).map { Array($0) }
     }
 
+    /// Decodes unpadded base64url; nil on any character outside the alphabet or on padding.
+    static func urlSafeDecoded(_ text: Substring) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") }) else { return nil }
+        let standard = String(text.map { character -> Character in
+            switch character {
+            case "-": "+"
+            case "_": "/"
+            default: character
+            }
+        })
+        return unpaddedDecoded(Substring(standard))
+    }
+
     static func urlSafeEncoded(_ bytes: [UInt8]) -> String {
         String(unpaddedEncoded(bytes).map { character -> Character in
             switch character {

@@ -5,7 +5,7 @@ import Postgres
 /// Creates administrator accounts from the command line and on the first embedded start.
 enum AdminAccount {
     static let firstAdminEmail = "admin@dispatch.local"
-    static let minimumPasswordLength = 8
+    static let minimumPasswordLength = 10  // Same as the API's rule (Domain.UserRules).
 
     struct Created {
         let id: String

@@ -1,3 +1,4 @@
+import API
 import HTTP1
 import HTTPServer
 import Postgres
@@ -5,7 +6,8 @@ import Postgres
 /// Maps the validated settings onto the configuration types of the layers they tune.
 extension Configuration {
     var httpServerConfiguration: HTTPServerConfiguration {
-        var limits = HTTPParserLimits()
+        // Avatar uploads need more than the parser's 1 MiB default; JSON routes keep 1 MiB.
+        var limits = HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes)
         if let value = http.maxBodyBytes { limits.maxBodyBytes = value }
         if let value = http.maxHeaderBytes { limits.maxHeaderBytes = value }
         if let value = http.maxRequestLineBytes { limits.maxRequestLineBytes = value }

@@ -12,6 +12,8 @@ struct Configuration: Sendable {
     var port: Int
     /// nil only with the embedded database: a secret is then generated and kept in `dataDirectory`.
     var jwtSecret: String?
+    /// Lifetime of access tokens (ACCESS_TOKEN_TTL, seconds; default 900).
+    var accessTokenTTL: Double
     var databasePoolSize: Int
     var databasePoolTimeout: Double
     var databaseStatementTimeout: Double
@@ -79,6 +81,7 @@ struct Configuration: Sendable {
             host: reader.string("HOST") ?? "127.0.0.1",
             port: try reader.integer("PORT", default: 8080, in: 0...65535),
             jwtSecret: jwtSecret,
+            accessTokenTTL: try reader.seconds("ACCESS_TOKEN_TTL", default: 900),
             databasePoolSize: try reader.integer("DB_POOL_SIZE", default: 10, in: 1...1000),
             databasePoolTimeout: try reader.seconds("DB_POOL_TIMEOUT", default: 5),
             databaseStatementTimeout: try reader.seconds("DB_STATEMENT_TIMEOUT", default: 30),

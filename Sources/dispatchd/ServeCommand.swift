@@ -36,7 +36,6 @@ struct ServeCommand: ParsableCommand {
     private func serve(configuration: Configuration, logger: Logger) throws {
         // Generated before the database starts so a read-only DATA_DIR fails fast.
         let jwtSecret = try configuration.jwtSecret ?? JWTSecretStore.loadOrCreate(in: configuration.dataDirectory)
-        _ = jwtSecret  // Consumed by the auth routes once they exist.
 
         let session = try DatabaseSession.open(configuration: configuration, logger: logger)
         defer { session.close() }
@@ -54,7 +53,12 @@ struct ServeCommand: ParsableCommand {
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
-        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator))
+        let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
+                                   accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
+                                   logger: logger)
+        try auth.start()
+        defer { auth.stop() }
+        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
