@@ -16,7 +16,7 @@ public enum HTTPResponseEncoder {
         appendStatusLine(status, into: &buffer)
         var sawContentLength = false
         for field in response.headers {
-            if HTTPHeaders.equalNames(field.name, "Content-Length") {
+            if asciiCaseInsensitiveEquals(field.name, "content-length") {
                 if !bodyAllowed { continue }
                 sawContentLength = true
             }
@@ -48,6 +48,21 @@ public enum HTTPResponseEncoder {
     /// (RFC 9110 §8.6, §15.3.5, §15.4.5).
     public static func statusAllowsBody(_ code: Int) -> Bool {
         !(code < 200 || code == 204 || code == 304)
+    }
+
+    /// Allocation-free comparison of a header name with a lowercase ASCII literal.
+    public static func asciiCaseInsensitiveEquals(_ name: String, _ lowercase: StaticString) -> Bool {
+        let bytes = name.utf8
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { expected in
+            var index = 0
+            for byte in bytes {
+                let folded = (byte >= 0x41 && byte <= 0x5A) ? byte + 32 : byte
+                if folded != expected[index] { return false }
+                index += 1
+            }
+            return true
+        }
     }
 
     static func appendStatusLine(_ status: HTTPStatus, into buffer: inout [UInt8]) {

@@ -45,7 +45,8 @@ final class ConnectionEnvironment {
 
     /// The client's `X-Request-Id` when it is a sane short token, else a fresh random one.
     func requestID(from headers: HTTPHeaders?) -> String {
-        if let supplied = headers?["X-Request-Id"], RequestIDGenerator.isAcceptable(supplied) { return supplied }
+        let supplied = headers?.fields.first { HTTPResponseEncoder.asciiCaseInsensitiveEquals($0.name, "x-request-id") }
+        if let value = supplied?.value, RequestIDGenerator.isAcceptable(value) { return value }
         return requestIDs.next()
     }
 

@@ -60,6 +60,12 @@ struct ConnectionStateMachine {
 
     /// Pipelined bytes buffered while a request is in flight, beyond which the loop stops reading.
     static let maxBufferedWhileBusy = 64 * 1024
+    /// Unsent response bytes beyond which pipelined requests wait: a client that pipelines
+    /// but never reads must not make us queue responses without bound.
+    static let maxPendingOutput = 64 * 1024
+
+    /// Parsing is paused because the client is not reading its responses fast enough.
+    private(set) var parsingPaused = false
 
     init(environment env: ConnectionEnvironment) {
         parser = HTTPRequestParser(limits: env.limits)
@@ -105,7 +111,7 @@ struct ConnectionStateMachine {
     /// Whether the loop should keep EPOLLIN armed.
     var wantsRead: Bool {
         if peerClosed { return false }
-        if phase == .awaitingResponse { return inbox.count - inboxStart < Self.maxBufferedWhileBusy }
+        if phase == .awaitingResponse || parsingPaused { return inbox.count - inboxStart < Self.maxBufferedWhileBusy }
         return true
     }
 
@@ -120,6 +126,9 @@ struct ConnectionStateMachine {
         case .closing:
             return nil // draining: whatever the client still sends is discarded
         case .awaitingResponse:
+            inbox.append(contentsOf: bytes)
+            return nil
+        case .readingHead where parsingPaused:
             inbox.append(contentsOf: bytes)
             return nil
         case .readingHead, .readingBody:
@@ -209,15 +218,21 @@ struct ConnectionStateMachine {
     mutating func respond(_ response: HTTPResponse, env: ConnectionEnvironment) -> Dispatch? {
         guard phase == .awaitingResponse, let inFlight = current else { return nil }
         current = nil
+        // The server owns Date, X-Request-Id, Connection and Content-Length; a handler may only
+        // ask for `Connection: close`. Checked without allocating: this runs for every response.
+        let handlerSetConnection = response.headers.fields.contains {
+            HTTPResponseEncoder.asciiCaseInsensitiveEquals($0.name, "connection")
+        }
         let keepAlive = inFlight.keepAlive && !env.shuttingDown && !peerClosed
-            && !response.headers.containsToken("close", in: "Connection")
+            && !(handlerSetConnection && response.headers.containsToken("close", in: "Connection"))
         var response = response
-        response.headers.set(name: "Date", value: env.date)
-        response.headers.set(name: "X-Request-Id", value: inFlight.requestID)
+        if handlerSetConnection { response.headers.remove(name: "Connection") }
+        response.headers.add(name: "Date", value: env.date)
+        response.headers.add(name: "X-Request-Id", value: inFlight.requestID)
         if !keepAlive {
-            response.headers.set(name: "Connection", value: "close")
+            response.headers.add(name: "Connection", value: "close")
         } else if inFlight.version == .http10 {
-            response.headers.set(name: "Connection", value: "keep-alive")
+            response.headers.add(name: "Connection", value: "keep-alive")
         }
         var bytes: [UInt8] = []
         HTTPResponseEncoder.encode(response, omitBody: inFlight.isHead, into: &bytes)
@@ -229,6 +244,17 @@ struct ConnectionStateMachine {
         phase = .readingHead
         requestStarted = false
         readDeadline = env.now + env.timeouts.idle
+        if outbox.count - outboxStart >= Self.maxPendingOutput {
+            parsingPaused = true
+            return nil
+        }
+        return inbox.count > inboxStart ? parseInbox(env: env) : nil
+    }
+
+    /// Called after writes: resumes parsing pipelined input once the client caught up.
+    mutating func resumeParsingIfPossible(env: ConnectionEnvironment) -> Dispatch? {
+        guard parsingPaused, outbox.count - outboxStart < Self.maxPendingOutput else { return nil }
+        parsingPaused = false
         return inbox.count > inboxStart ? parseInbox(env: env) : nil
     }
 
@@ -246,7 +272,10 @@ struct ConnectionStateMachine {
         if let writeDeadline, env.now >= writeDeadline { return .closeNow }
         guard let readDeadline, env.now >= readDeadline else { return .nothing }
         switch phase {
-        case .readingHead where !requestStarted, .closing:
+        case .readingHead where !requestStarted:
+            // Idle keep-alive (or never spoke): close quietly, but not while a response drains.
+            return hasPendingOutput ? .nothing : .closeNow
+        case .closing:
             return .closeNow
         case .readingHead, .readingBody:
             var response = HTTPResponse.jsonError(status: .requestTimeout, code: "request_timeout",

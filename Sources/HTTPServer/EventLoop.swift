@@ -27,10 +27,10 @@ final class EventLoop: @unchecked Sendable {
         case shutdown(grace: Int64)
     }
 
-    private static let listenerID: UInt64 = 0
-    private static let wakeID: UInt64 = 1
-    private static let signalID: UInt64 = 2
-    private static let readBufferSize = 64 * 1024
+    static let listenerID: UInt64 = 0
+    static let wakeID: UInt64 = 1
+    static let signalID: UInt64 = 2
+    static let readBufferSize = 64 * 1024
 
     private struct Mailbox {
         var messages: [Message] = []
@@ -38,26 +38,26 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let mailbox = Mutex(Mailbox())
-    private let wakeFD: Int32
-    private let epollFD: Int32
+    let wakeFD: Int32
+    let epollFD: Int32
     let counters = Counters()
 
     // Loop-confined state.
-    private var listenFD: Int32
-    private let signalFD: Int32?
-    private var connections: [UInt64: ConnectionRecord] = [:]
-    private var nextID: UInt64 = 16
-    private let env: ConnectionEnvironment
-    private let chain: MiddlewareChain
-    private let workers: WorkerPool
-    private let logger: Logger
-    private let maxConnections: Int
-    private let defaultGrace: Int64
-    private let scanInterval: Int64
-    private var nextScan: Int64 = 0
-    private var listenerPausedUntil: Int64?
-    private var shuttingDown = false
-    private var graceDeadline: Int64 = .max
+    var listenFD: Int32
+    let signalFD: Int32?
+    var connections: [UInt64: ConnectionRecord] = [:]
+    var nextID: UInt64 = 16
+    let env: ConnectionEnvironment
+    let chain: MiddlewareChain
+    let workers: WorkerPool
+    let logger: Logger
+    let maxConnections: Int
+    let defaultGrace: Int64
+    let scanInterval: Int64
+    var nextScan: Int64 = 0
+    var listenerPausedUntil: Int64?
+    var shuttingDown = false
+    var graceDeadline: Int64 = .max
 
     init(listenFD: Int32, signalFD: Int32?, configuration: HTTPServerConfiguration, chain: MiddlewareChain,
          logger: Logger) throws {
@@ -103,6 +103,18 @@ final class EventLoop: @unchecked Sendable {
                 var one: UInt64 = 1
                 _ = write(wakeFD, &one, 8) // inside the lock: the fd cannot be closed underneath us
             }
+        }
+    }
+
+    /// Closes the wakeup fd under the mailbox lock (so `post` never writes to a stale fd) and
+    /// returns the messages nobody will process.
+    func closeMailbox() -> [Message] {
+        mailbox.withLock { box in
+            box.closed = true
+            close(wakeFD)
+            let taken = box.messages
+            box.messages = []
+            return taken
         }
     }
 
@@ -181,7 +193,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Writes what is queued, half-closes finished connections, and re-arms epoll interest.
-    private func service(_ record: ConnectionRecord) {
+    func service(_ record: ConnectionRecord) {
         while record.machine.hasPendingOutput {
             let sent = record.machine.withPendingOutput { pending in
                 send(record.fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
@@ -196,6 +208,11 @@ final class EventLoop: @unchecked Sendable {
                 return closeConnection(record)
             }
         }
+        if let next = record.machine.resumeParsingIfPossible(env: env) {
+            dispatch(next, on: record)
+            return service(record)
+        }
+        if shuttingDown && record.machine.isIdle { return closeConnection(record) }
         if record.machine.readyToLinger {
             if record.machine.peerClosed { return closeConnection(record) }
             shutdown(record.fd, Int32(SHUT_WR))
@@ -270,6 +287,8 @@ final class EventLoop: @unchecked Sendable {
                 if let early {
                     record.deferred = nil
                     deliver(early, to: record)
+                } else if record.machine.peerClosed {
+                    closeConnection(record) // the client left before the handler parked: cancel
                 }
             case .deferredResponse(let id, let response):
                 if let record = connections[id] {
@@ -282,7 +301,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func deliverShuttingDown(to record: ConnectionRecord) {
+    func deliverShuttingDown(to record: ConnectionRecord) {
         guard record.requestInFlight else { return }
         record.requestInFlight = false
         counters.inFlight.subtract(1, ordering: .relaxed)
@@ -290,143 +309,16 @@ final class EventLoop: @unchecked Sendable {
         service(record)
     }
 
-    private func acceptConnections() {
-        for _ in 0..<128 { // bounded so a connection storm cannot starve established clients
-            guard let (fd, address) = Socket.accept(listenFD) else {
-                let code = errno
-                if code == EINTR || code == ECONNABORTED { continue }
-                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
-                    // Level-triggered listener would spin: stop watching it for a moment.
-                    logger.warning("accept failed; pausing accepts", metadata: ["errno": "\(code)"])
-                    epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
-                    listenerPausedUntil = env.now + 100_000_000
-                }
-                return
-            }
-            let rejected = counters.open.load(ordering: .relaxed) >= maxConnections
-            let machine = rejected ? ConnectionStateMachine.rejecting(environment: env)
-                                   : ConnectionStateMachine(environment: env)
-            let record = ConnectionRecord(id: nextID, fd: fd, remoteAddress: address, machine: machine, rejected: rejected)
-            nextID += 1
-            connections[record.id] = record
-            record.interest = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
-            register(fd, id: record.id, events: record.interest)
-            if rejected {
-                counters.rejected.add(1, ordering: .relaxed)
-                service(record)
-            } else {
-                counters.open.add(1, ordering: .relaxed)
-                counters.accepted.add(1, ordering: .relaxed)
-            }
-        }
-    }
 
-    private func scanTimers() {
-        if let paused = listenerPausedUntil, env.now >= paused, listenFD >= 0 {
-            listenerPausedUntil = nil
-            register(listenFD, id: Self.listenerID, events: EPOLLIN.rawValue)
-        }
-        for record in Array(connections.values) {
-            switch record.machine.tick(env: env) {
-            case .nothing: break
-            case .closeNow: closeConnection(record)
-            case .respondAndClose: service(record)
-            }
-        }
-    }
 
-    private func handleSignal() {
-        guard let signalFD else { return }
-        var bytes = (UInt64(0), UInt64(0))
-        _ = Glibc.read(signalFD, &bytes, 16)
-        logger.info("Signal received; shutting down")
-        beginShutdown(grace: defaultGrace)
-    }
 
-    /// Stop accepting, close idle connections, answer parked (deferred) requests with 503;
-    /// everything else may finish until the grace deadline.
-    private func beginShutdown(grace: Int64) {
-        guard !shuttingDown else { return }
-        shuttingDown = true
-        env.shuttingDown = true
-        graceDeadline = env.now + max(0, grace)
-        if listenFD >= 0 {
-            close(listenFD) // new connections are refused from here on
-            listenFD = -1
-        }
-        for record in Array(connections.values) {
-            if let completion = record.deferred {
-                record.deferred = nil
-                completion.cancel()
-                deliverShuttingDown(to: record)
-            } else if record.machine.isIdle {
-                closeConnection(record)
-            }
-        }
-    }
 
-    private func closeConnection(_ record: ConnectionRecord) {
-        guard connections.removeValue(forKey: record.id) != nil else { return }
-        close(record.fd) // also removes it from the epoll set
-        if let completion = record.deferred {
-            record.deferred = nil
-            completion.cancel()
-        }
-        if record.requestInFlight {
-            record.requestInFlight = false
-            counters.inFlight.subtract(1, ordering: .relaxed)
-        }
-        if !record.rejected { counters.open.subtract(1, ordering: .relaxed) }
-    }
 
-    private func tearDown() {
-        for record in Array(connections.values) { closeConnection(record) }
-        if listenFD >= 0 { close(listenFD); listenFD = -1 }
-        let leftovers = mailbox.withLock { box in
-            box.closed = true
-            close(wakeFD)
-            let taken = box.messages
-            box.messages = []
-            return taken
-        }
-        for case .reply(_, .deferred(let completion)) in leftovers { completion.cancel() }
-        close(epollFD)
-        workers.stop()
-    }
 
-    private func register(_ fd: Int32, id: UInt64, events: UInt32) {
+    func register(_ fd: Int32, id: UInt64, events: UInt32) {
         var event = epoll_event()
         event.events = events
         event.data.u64 = id
         epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
     }
-}
-
-/// A connection as the loop tracks it. A class so the loop mutates it in place in the table.
-final class ConnectionRecord {
-    let id: UInt64
-    let fd: Int32
-    let remoteAddress: String
-    let rejected: Bool
-    var machine: ConnectionStateMachine
-    var interest: UInt32 = 0
-    var deferred: ResponseCompletion?
-    var requestInFlight = false
-
-    init(id: UInt64, fd: Int32, remoteAddress: String, machine: ConnectionStateMachine, rejected: Bool) {
-        self.id = id
-        self.fd = fd
-        self.remoteAddress = remoteAddress
-        self.machine = machine
-        self.rejected = rejected
-    }
-}
-
-/// Counters readable from any thread for `HTTPServer.metrics`.
-final class Counters: Sendable {
-    let open = Atomic<Int>(0)
-    let accepted = Atomic<Int>(0)
-    let rejected = Atomic<Int>(0)
-    let requests = Atomic<Int>(0)
-    let inFlight = Atomic<Int>(0)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import Synchronization
 import Testing
 
 @Suite struct ServerProtocolTests {
@@ -188,6 +189,38 @@ import Testing
             #expect(response.header("Connection") == "close")
             #expect(response.bodyText.hasPrefix(#"{"code":""#))
             #expect(client.waitForClose())
+        }
+    }
+}
+
+@Suite struct ServerConcurrencyTests {
+    @Test func manyConcurrentKeepAliveClients_allAnsweredCorrectly() throws {
+        try withServer { server, port in
+            let failures = Mutex(0)
+            let done = DispatchGroup()
+            for clientIndex in 0..<40 {
+                done.enter()
+                Thread {
+                    defer { done.leave() }
+                    do {
+                        let client = try RawClient(port: port)
+                        for n in 0..<25 {
+                            let value = clientIndex * 100 + n
+                            if n % 5 == 0 {
+                                try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(String(value).utf8.count)\r\n\r\n\(value)")
+                            } else {
+                                try client.send("GET /count/\(value) HTTP/1.1\r\nHost: x\r\n\r\n")
+                            }
+                            if try client.readResponse().bodyText != "\(value)" { failures.withLock { $0 += 1 } }
+                        }
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }.start()
+            }
+            #expect(done.wait(timeout: .now() + 30) == .success)
+            #expect(failures.withLock { $0 } == 0)
+            #expect(server.metrics.totalRequests == 1000)
         }
     }
 }

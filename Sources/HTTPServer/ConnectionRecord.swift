@@ -1,0 +1,21 @@
+import HTTP1
+
+/// A connection as the loop tracks it. A class so the loop mutates it in place in the table.
+final class ConnectionRecord {
+    let id: UInt64
+    let fd: Int32
+    let remoteAddress: String
+    let rejected: Bool
+    var machine: ConnectionStateMachine
+    var interest: UInt32 = 0
+    var deferred: ResponseCompletion?
+    var requestInFlight = false
+
+    init(id: UInt64, fd: Int32, remoteAddress: String, machine: ConnectionStateMachine, rejected: Bool) {
+        self.id = id
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+        self.machine = machine
+        self.rejected = rejected
+    }
+}

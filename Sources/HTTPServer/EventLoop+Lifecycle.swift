@@ -1,0 +1,104 @@
+import CLinuxSys
+import Glibc
+import HTTP1
+
+/// Accepting, timers, shutdown and closing — the loop's connection lifecycle.
+extension EventLoop {
+    func acceptConnections() {
+        for _ in 0..<128 { // bounded so a connection storm cannot starve established clients
+            guard let (fd, address) = Socket.accept(listenFD) else {
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    // Level-triggered listener would spin: stop watching it for a moment.
+                    logger.warning("accept failed; pausing accepts", metadata: ["errno": "\(code)"])
+                    epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+                    listenerPausedUntil = env.now + 100_000_000
+                }
+                return
+            }
+            let rejected = counters.open.load(ordering: .relaxed) >= maxConnections
+            let machine = rejected ? ConnectionStateMachine.rejecting(environment: env)
+                                   : ConnectionStateMachine(environment: env)
+            let record = ConnectionRecord(id: nextID, fd: fd, remoteAddress: address, machine: machine, rejected: rejected)
+            nextID += 1
+            connections[record.id] = record
+            record.interest = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+            register(fd, id: record.id, events: record.interest)
+            if rejected {
+                counters.rejected.add(1, ordering: .relaxed)
+                service(record)
+            } else {
+                counters.open.add(1, ordering: .relaxed)
+                counters.accepted.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    func scanTimers() {
+        if let paused = listenerPausedUntil, env.now >= paused, listenFD >= 0 {
+            listenerPausedUntil = nil
+            register(listenFD, id: Self.listenerID, events: EPOLLIN.rawValue)
+        }
+        for record in Array(connections.values) {
+            switch record.machine.tick(env: env) {
+            case .nothing: break
+            case .closeNow: closeConnection(record)
+            case .respondAndClose: service(record)
+            }
+        }
+    }
+
+    func handleSignal() {
+        guard let signalFD else { return }
+        var bytes = (UInt64(0), UInt64(0))
+        _ = Glibc.read(signalFD, &bytes, 16)
+        logger.info("Signal received; shutting down")
+        beginShutdown(grace: defaultGrace)
+    }
+
+    /// Stop accepting, close idle connections, answer parked (deferred) requests with 503;
+    /// everything else may finish until the grace deadline.
+    func beginShutdown(grace: Int64) {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        env.shuttingDown = true
+        graceDeadline = env.now + max(0, grace)
+        if listenFD >= 0 {
+            close(listenFD) // new connections are refused from here on
+            listenFD = -1
+        }
+        for record in Array(connections.values) {
+            if let completion = record.deferred {
+                record.deferred = nil
+                completion.cancel()
+                deliverShuttingDown(to: record)
+            } else if record.machine.isIdle {
+                closeConnection(record)
+            }
+        }
+    }
+
+    func closeConnection(_ record: ConnectionRecord) {
+        guard connections.removeValue(forKey: record.id) != nil else { return }
+        close(record.fd) // also removes it from the epoll set
+        if let completion = record.deferred {
+            record.deferred = nil
+            completion.cancel()
+        }
+        if record.requestInFlight {
+            record.requestInFlight = false
+            counters.inFlight.subtract(1, ordering: .relaxed)
+        }
+        if !record.rejected { counters.open.subtract(1, ordering: .relaxed) }
+    }
+
+    func tearDown() {
+        for record in Array(connections.values) { closeConnection(record) }
+        if listenFD >= 0 { close(listenFD); listenFD = -1 }
+        let leftovers = closeMailbox()
+        for case .reply(_, .deferred(let completion)) in leftovers { completion.cancel() }
+        close(epollFD)
+        workers.stop()
+    }
+}
