@@ -114,21 +114,19 @@ public struct HTTPRequestParser: Sendable {
                 return .needMore(consumed: index)
 
             case .chunkSizeLine(let head):
-                let event = readLine(input, &index, limit: Self.maxChunkLineBytes)
                 // A stray CR/LF or an overlong line is blamed on the part it sits in, so that
-                // a CR smuggled into an extension reads as a bad extension.
-                let inExtension = line.contains(UInt8(ascii: ";"))
-                switch event {
+                // a CR or LF smuggled into an extension reads as a bad extension.
+                switch readLine(input, &index, limit: Self.maxChunkLineBytes) {
                 case .incomplete: return .needMore(consumed: index)
-                case .bareLineFeed: return fail(inExtension ? .invalidChunkExtension : .bareLineFeed)
-                case .tooLong, .bareCarriageReturn: return fail(inExtension ? .invalidChunkExtension : .invalidChunkSize)
+                case .bareLineFeed: return fail(lineHasExtension ? .invalidChunkExtension : .bareLineFeed)
+                case .tooLong, .bareCarriageReturn: return fail(lineHasExtension ? .invalidChunkExtension : .invalidChunkSize)
                 case .complete:
                     let size: UInt64
                     do throws(HTTPParseError) { size = try ChunkSizeLine.parse(line) } catch { return fail(error) }
                     line.removeAll(keepingCapacity: true)
                     if size == 0 {
                         state = .trailerLine(head)
-                    } else if size > UInt64(limits.maxBodyBytes - body.count) {
+                    } else if size > UInt64(max(0, limits.maxBodyBytes - body.count)) {
                         return fail(.bodyTooLarge)
                     } else {
                         state = .chunkData(head, remaining: Int(size))
@@ -181,7 +179,8 @@ public struct HTTPRequestParser: Sendable {
     private mutating func readLine(_ input: UnsafeRawBufferPointer, _ index: inout Int, limit: Int) -> LineEvent {
         if !awaitingLineFeed {
             let room = max(0, limit - line.count)
-            let scanEnd = min(input.count, index + room + 1)
+            // Written to avoid `index + room + 1` overflowing when a limit is Int.max.
+            let scanEnd = input.count - index > room ? index + room + 1 : input.count
             var cursor = index
             while cursor < scanEnd {
                 let b = input[cursor]
@@ -253,10 +252,14 @@ public struct HTTPRequestParser: Sendable {
         return .complete(request, consumed: consumed)
     }
 
+    private var lineHasExtension: Bool { line.contains(UInt8(ascii: ";")) }
+
     private mutating func fail(_ error: HTTPParseError) -> HTTPParseResult {
         state = .failed(error)
         line = []
         body = []
+        headers = HTTPHeaders()
+        trailers = HTTPHeaders()
         return .failure(error)
     }
 }

@@ -60,6 +60,12 @@ struct ConnectionStateMachine {
 
     /// Pipelined bytes buffered while a request is in flight, beyond which the loop stops reading.
     static let maxBufferedWhileBusy = 64 * 1024
+    /// Unsent response bytes beyond which pipelined requests wait: a client that pipelines
+    /// but never reads must not make us queue responses without bound.
+    static let maxPendingOutput = 64 * 1024
+
+    /// Parsing is paused because the client is not reading its responses fast enough.
+    private(set) var parsingPaused = false
 
     init(environment env: ConnectionEnvironment) {
         parser = HTTPRequestParser(limits: env.limits)
@@ -105,7 +111,7 @@ struct ConnectionStateMachine {
     /// Whether the loop should keep EPOLLIN armed.
     var wantsRead: Bool {
         if peerClosed { return false }
-        if phase == .awaitingResponse { return inbox.count - inboxStart < Self.maxBufferedWhileBusy }
+        if phase == .awaitingResponse || parsingPaused { return inbox.count - inboxStart < Self.maxBufferedWhileBusy }
         return true
     }
 
@@ -120,6 +126,9 @@ struct ConnectionStateMachine {
         case .closing:
             return nil // draining: whatever the client still sends is discarded
         case .awaitingResponse:
+            inbox.append(contentsOf: bytes)
+            return nil
+        case .readingHead where parsingPaused:
             inbox.append(contentsOf: bytes)
             return nil
         case .readingHead, .readingBody:
@@ -235,6 +244,17 @@ struct ConnectionStateMachine {
         phase = .readingHead
         requestStarted = false
         readDeadline = env.now + env.timeouts.idle
+        if outbox.count - outboxStart >= Self.maxPendingOutput {
+            parsingPaused = true
+            return nil
+        }
+        return inbox.count > inboxStart ? parseInbox(env: env) : nil
+    }
+
+    /// Called after writes: resumes parsing pipelined input once the client caught up.
+    mutating func resumeParsingIfPossible(env: ConnectionEnvironment) -> Dispatch? {
+        guard parsingPaused, outbox.count - outboxStart < Self.maxPendingOutput else { return nil }
+        parsingPaused = false
         return inbox.count > inboxStart ? parseInbox(env: env) : nil
     }
 

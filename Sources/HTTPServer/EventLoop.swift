@@ -208,6 +208,10 @@ final class EventLoop: @unchecked Sendable {
                 return closeConnection(record)
             }
         }
+        if let next = record.machine.resumeParsingIfPossible(env: env) {
+            dispatch(next, on: record)
+            return service(record)
+        }
         if shuttingDown && record.machine.isIdle { return closeConnection(record) }
         if record.machine.readyToLinger {
             if record.machine.peerClosed { return closeConnection(record) }

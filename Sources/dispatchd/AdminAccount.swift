@@ -7,6 +7,12 @@ enum AdminAccount {
     static let firstAdminEmail = "admin@dispatch.local"
     static let minimumPasswordLength = 10  // Same as the API's rule (Domain.UserRules).
 
+    /// The account could not be created for a reason other than bad arguments (exit 1).
+    struct Failure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
     struct Created {
         let id: String
         let email: String
@@ -34,7 +40,7 @@ enum AdminAccount {
                     INSERT INTO users (name, email, user_type) VALUES (\(name), \(email), 'admin') RETURNING id::text
                     """)
                 guard let row = rows.first else {
-                    throw ConfigurationError("the database returned no id for the new user")
+                    throw Failure(message: "the database returned no id for the new user")
                 }
                 let id: String = try row.decode("id")
                 try connection.execute("""
@@ -44,7 +50,7 @@ enum AdminAccount {
             }
             return Created(id: id, email: email, generatedPassword: generated)
         } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw ConfigurationError("a user with email \(email) already exists")
+            throw Failure(message: "a user with email \(email) already exists")
         }
     }
 

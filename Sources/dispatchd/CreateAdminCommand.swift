@@ -34,6 +34,9 @@ struct CreateAdminCommand: ParsableCommand {
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("dispatchd: \(error.message)\n".utf8))
             throw ExitCode(2)
+        } catch let error as AdminAccount.Failure {
+            FileHandle.standardError.write(Data("dispatchd: \(error.message)\n".utf8))
+            throw ExitCode(1)
         }
     }
 }

@@ -26,7 +26,7 @@ struct JSONLogHandler: LogHandler {
         fields["level"] = event.level.rawValue
         fields["label"] = label
         fields["msg"] = event.message.description
-        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(0x0a)
         // One write per line keeps lines whole when several threads log at once.
         FileHandle.standardError.write(line)

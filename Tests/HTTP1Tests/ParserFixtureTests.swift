@@ -5,7 +5,7 @@ import Testing
 struct ParserFixtureTests {
     @Test func fixtureCorpusLoadsCompletely() {
         #expect(FixtureLibrary.loaded.errors == [])
-        #expect(FixtureLibrary.all.count >= 5)
+        #expect(FixtureLibrary.all.count >= 80)
     }
 
     @Test("Fixture fed whole matches its expectations", arguments: FixtureLibrary.all)

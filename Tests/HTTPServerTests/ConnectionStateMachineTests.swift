@@ -60,6 +60,19 @@ import Testing
         #expect(next?.request.head.target == "/b")
     }
 
+    @Test func pipelinedRequests_clientNotReading_pauseParsingUntilOutputDrains() throws {
+        let env = Self.environment()
+        var machine = ConnectionStateMachine(environment: env)
+        let two = "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"
+        #expect(Self.feed(&machine, two, env) != nil)
+        let big = HTTPResponse(body: [UInt8](repeating: 0x61, count: 70_000))
+        #expect(machine.respond(big, env: env) == nil)
+        #expect(machine.parsingPaused)
+        #expect(machine.resumeParsingIfPossible(env: env) == nil)
+        _ = Self.output(&machine)
+        #expect(machine.resumeParsingIfPossible(env: env)?.request.head.target == "/b")
+    }
+
     @Test func expectContinue_withoutBody_queues100_withBodyPresent_doesNot() throws {
         let env = Self.environment()
         var machine = ConnectionStateMachine(environment: env)

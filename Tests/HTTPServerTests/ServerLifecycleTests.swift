@@ -154,3 +154,24 @@ final class Parked: Sendable {
         }
     }
 }
+
+@Suite struct ServerSignalTests {
+    @Test func sigterm_afterInstallSignalHandlers_shutsDownGracefully() throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let server = HTTPServer(configuration: testConfiguration(), responder: standardRouter(), logger: logger)
+        server.installSignalHandlers()
+        try server.start()
+        let client = try RawClient(port: server.boundPort)
+        try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try client.readResponse().statusCode == 200)
+        let stopped = Latch()
+        Thread {
+            server.waitUntilStopped()
+            stopped.signal()
+        }.start()
+        kill(getpid(), SIGTERM)
+        #expect(stopped.wait())
+        #expect(client.waitForClose())
+    }
+}
