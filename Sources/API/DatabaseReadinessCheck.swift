@@ -20,7 +20,9 @@ public struct DatabaseReadinessCheck: ReadinessCheck {
             if !status.checksumMismatches.isEmpty { return .notReady(reason: "applied migrations differ from this server's files") }
             if !status.pending.isEmpty { return .notReady(reason: "database is not fully migrated") }
             return .ready
-        } catch let error as PostgresError where error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed {
+        } catch let error as PostgresError where error.kind == .poolTimeout {
+            return .notReady(reason: "no database connection became available in time")
+        } catch let error as PostgresError where error.isConnectionError || error.kind == .closed {
             return .notReady(reason: "database unreachable")
         } catch is MigrationError {
             return .notReady(reason: "migration files are unreadable or inconsistent")
