@@ -214,7 +214,9 @@ final class EventLoop: @unchecked Sendable {
             dispatch(next, on: record)
             return service(record)
         }
-        if shuttingDown && record.machine.isIdle { return closeConnection(record) }
+        if (shuttingDown && record.machine.isIdle) || record.machine.finishedAfterPeerClose {
+            return closeConnection(record)
+        }
         if record.machine.readyToLinger {
             if record.machine.peerClosed { return closeConnection(record) }
             shutdown(record.fd, Int32(SHUT_WR))
