@@ -30,8 +30,12 @@ let package = Package(
         .target(name: "EmbeddedPostgres", dependencies: [logging]),
         // Password hashing, random tokens: OpenSSL-backed primitives (never hand-rolled crypto).
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
+        // Pure domain types and validation rules (no I/O).
+        .target(name: "Domain"),
+        // SQL per aggregate (users, sessions, API keys, avatars, login throttle).
+        .target(name: "Store", dependencies: ["Postgres", "Domain"]),
         // HTTP routes and handlers; error → HTTP mapping.
-        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", logging]),
+        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", logging]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
             "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", logging,
@@ -44,6 +48,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "TestSupport"]),
+        // dispatchd: built before the tests run, which start the binary (CommandLineTests).
+        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]
 )

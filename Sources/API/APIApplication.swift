@@ -1,0 +1,39 @@
+import HTTPServer
+import Logging
+
+/// The HTTP application: every route family registered on one router, and the middleware
+/// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
+public struct APIApplication: Sendable {
+    public let readiness: any ReadinessCheck
+    /// Authentication, users, API keys and avatars; nil serves the operations routes only.
+    public let auth: AuthService?
+
+    /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
+    /// themselves (`JSONRequestBody.maxBytes`).
+    public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
+
+    public init(readiness: any ReadinessCheck, auth: AuthService? = nil) {
+        self.readiness = readiness
+        self.auth = auth
+    }
+
+    public func makeRouter() -> Router {
+        var router = Router()
+        OperationsRoutes.register(on: &router, readiness: readiness)
+        if let auth {
+            AuthRoutes.register(on: &router, auth: auth)
+            UserRoutes.register(on: &router, auth: auth)
+            APIKeyRoutes.register(on: &router, auth: auth)
+            AvatarRoutes.register(on: &router, auth: auth)
+        }
+        return router
+    }
+
+    /// Outermost first: log every request with its final status, render errors as JSON, and
+    /// map database errors before that rendering sees them; then authenticate /v1 requests.
+    public var middleware: [any Middleware] {
+        let base: [any Middleware] = [LoggingMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware()]
+        guard let auth else { return base }
+        return base + [AuthMiddleware(auth: auth)]
+    }
+}

@@ -1,0 +1,78 @@
+import Credentials
+import Foundation
+import HTTP1
+import HTTPServer
+
+/// Authenticates every `/v1` request except sign-in, refresh and avatar downloads, and puts a
+/// `Principal` on the context.
+///
+/// - JWT access tokens are verified with the signing secret and the in-memory
+///   `RevokedSessions` set: no database round trip.
+/// - API keys (`dsk_…`) are looked up by their SHA-256 on every request, so deleting a key
+///   takes effect immediately.
+/// Failures answer 401 with `WWW-Authenticate: Bearer` (RFC 6750), plus
+/// `error="invalid_token"` when a credential was presented.
+public struct AuthMiddleware: Middleware {
+    let auth: AuthService
+
+    public init(auth: AuthService) {
+        self.auth = auth
+    }
+
+    public func handle(_ request: HTTPRequest, _ context: RequestContext,
+                       next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
+        guard Self.requiresAuthentication(method: request.method, path: request.path) else {
+            return try next(request, context)
+        }
+        var context = context
+        context.principal = try authenticate(request)
+        return try next(request, context)
+    }
+
+    static func requiresAuthentication(method: HTTPMethod, path: Substring) -> Bool {
+        guard path.hasPrefix("/v1/") || path == "/v1" else { return false }
+        // Preflights carry no credentials by design (CORS).
+        if method == .options { return false }
+        if method == .post, path == "/v1/auth/login" || path == "/v1/auth/refresh" { return false }
+        if method == .get || method == .head, path.hasPrefix("/v1/avatars/") { return false }
+        return true
+    }
+
+    func authenticate(_ request: HTTPRequest) throws -> Principal {
+        guard let header = request.headers["Authorization"] else {
+            throw Self.unauthorized(tokenGiven: false, "Authentication is required: send Authorization: Bearer <token>.")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Self.unauthorized(tokenGiven: true, "The Authorization header must be: Bearer <token>.")
+        }
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        if token.hasPrefix(AuthService.apiKeyPrefix) {
+            guard let (keyID, userID) = try auth.apiKeys.authenticate(keyHash: SHA256.hex(token)) else {
+                throw Self.unauthorized(tokenGiven: true, "The API key is invalid, expired or revoked.")
+            }
+            return Principal(userID: userID, sessionID: nil, apiKeyID: keyID)
+        }
+        let claims: AccessTokenClaims
+        do {
+            claims = try auth.signer.verify(token)
+        } catch .tokenExpired {
+            throw Self.unauthorized(tokenGiven: true, code: "token_expired", "The access token has expired; refresh it.")
+        } catch {
+            throw Self.unauthorized(tokenGiven: true, "The access token is invalid.")
+        }
+        guard claims.role == AccessTokenClaims.authenticatedRole,
+              let userID = UUID(uuidString: claims.sub), let sessionID = UUID(uuidString: claims.sid)
+        else { throw Self.unauthorized(tokenGiven: true, "The access token is invalid.") }
+        guard !auth.revokedSessions.contains(sessionID) else {
+            throw Self.unauthorized(tokenGiven: true, code: "session_revoked", "The session has been signed out.")
+        }
+        return Principal(userID: userID, sessionID: sessionID, apiKeyID: nil)
+    }
+
+    static func unauthorized(tokenGiven: Bool, code: String = "unauthorized", _ message: String) -> HTTPError {
+        var headers = HTTPHeaders()
+        headers.set(name: "WWW-Authenticate", value: tokenGiven ? #"Bearer error="invalid_token""# : "Bearer")
+        return HTTPError(status: .unauthorized, code: code, message: message, extraHeaders: headers)
+    }
+}

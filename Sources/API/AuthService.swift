@@ -1,0 +1,105 @@
+import Credentials
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import Logging
+import Postgres
+import Store
+
+/// Everything the authentication and user routes share: stores, token signing, password
+/// hashing and the revocation set. One per server process.
+public final class AuthService: Sendable {
+    public let pool: PostgresPool
+    public let users: UserStore
+    public let sessions: SessionStore
+    public let apiKeys: APIKeyStore
+    public let avatars: AvatarStore
+    public let throttle: LoginThrottle
+    public let signer: JWTSigner
+    public let hasher: PasswordHasher
+    public let accessTokenTTL: Duration
+    public let refreshTokenTTL: Duration
+    public let revokedSessions: RevokedSessions
+    /// Verified against for unknown emails so both failure paths cost one KDF run.
+    let dummyPasswordHash: String
+
+    public static let defaultAccessTokenTTL: Duration = .seconds(15 * 60)
+    public static let defaultRefreshTokenTTL: Duration = .seconds(30 * 24 * 3600)
+    /// Marks API keys so the middleware tells them from JWTs without trying to parse them.
+    public static let apiKeyPrefix = "dsk_"
+
+    public init(pool: PostgresPool, jwtSecret: String, hasher: PasswordHasher = PasswordHasher(),
+                accessTokenTTL: Duration = AuthService.defaultAccessTokenTTL,
+                refreshTokenTTL: Duration = AuthService.defaultRefreshTokenTTL,
+                throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(),
+                logger: Logger = Logger(label: "auth")) throws {
+        self.pool = pool
+        users = UserStore(pool: pool)
+        sessions = SessionStore(pool: pool)
+        apiKeys = APIKeyStore(pool: pool)
+        avatars = AvatarStore(pool: pool)
+        throttle = LoginThrottle(pool: pool, limits: throttleLimits)
+        signer = JWTSigner(secret: jwtSecret)
+        self.hasher = hasher
+        self.accessTokenTTL = accessTokenTTL
+        self.refreshTokenTTL = refreshTokenTTL
+        revokedSessions = RevokedSessions(store: sessions, accessTokenTTL: accessTokenTTL, logger: logger)
+        dummyPasswordHash = try hasher.hash(try SecureRandom.token())
+    }
+
+    /// Starts the revocation poll; call before serving.
+    public func start() throws { try revokedSessions.start() }
+    public func stop() { revokedSessions.stop() }
+
+    /// An access token for the session plus the JSON the login and refresh routes answer with.
+    func tokenResponse(user: User, sessionID: UUID, refreshToken: String) throws -> JSONValue {
+        let now = Int64(Date().timeIntervalSince1970)
+        let lifetime = accessTokenTTL.components.seconds
+        let claims = AccessTokenClaims(sub: user.id.uuidString.lowercased(), iat: now, exp: now + lifetime,
+                                       sid: sessionID.uuidString.lowercased())
+        return [
+            "access_token": .string(try signer.sign(claims)),
+            "token_type": "bearer",
+            "expires_in": .number(Double(lifetime)),
+            "refresh_token": .string(refreshToken),
+            "user": JSONOutput.user(user),
+        ]
+    }
+
+    /// The caller's user row; 401 when it is gone or deactivated (its tokens die with it).
+    func currentUser(_ context: RequestContext) throws -> User {
+        let principal = try Self.principal(context)
+        guard let user = try users.find(id: principal.userID), user.isActive else {
+            throw AuthMiddleware.unauthorized(tokenGiven: true, "The account is no longer active.")
+        }
+        return user
+    }
+
+    func requireAdmin(_ context: RequestContext) throws -> User {
+        let user = try currentUser(context)
+        guard user.isAdmin else {
+            throw HTTPError(status: .forbidden, code: "forbidden", message: "Only administrators may do this.")
+        }
+        return user
+    }
+
+    static func principal(_ context: RequestContext) throws -> Principal {
+        guard let principal = context.principal as? Principal else {
+            throw AuthMiddleware.unauthorized(tokenGiven: false, "Authentication is required.")
+        }
+        return principal
+    }
+
+    /// The client's IP without the port, the unit login limits count per address.
+    static func clientAddress(_ context: RequestContext) -> String {
+        let address = context.remoteAddress
+        if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<end])
+        }
+        if address.filter({ $0 == ":" }).count == 1, let colon = address.lastIndex(of: ":") {
+            return String(address[..<colon])
+        }
+        return address
+    }
+}

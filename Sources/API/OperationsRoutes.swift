@@ -1,0 +1,29 @@
+import HTTP1
+import HTTPServer
+
+/// Unauthenticated routes for load balancers and orchestrators (SPEC 5, "Operations").
+enum OperationsRoutes {
+    static func register(on router: inout Router, readiness: any ReadinessCheck) {
+        // Liveness: answers while the process can serve HTTP at all. No database access, so a
+        // database outage never gets healthy instances restarted.
+        router.get("/healthz") { _, _ in
+            .response(try .json(["status": "ok"]))
+        }
+
+        // Readiness: database reachable and fully migrated; otherwise 503 so traffic is routed
+        // elsewhere until it is.
+        router.get("/readyz") { _, context in
+            switch readiness.check() {
+            case .ready:
+                return .response(try .json(["status": "ready"]))
+            case .notReady(let reason):
+                context.logger.warning("not ready", metadata: ["reason": .string(reason)])
+                var headers = HTTPHeaders()
+                headers.set(name: "Retry-After", value: String(DatabaseErrorMapping.retryAfterSeconds))
+                throw HTTPError(status: .serviceUnavailable, code: "not_ready",
+                                message: "The server is not ready to serve requests.",
+                                details: ["reason": .string(reason)], extraHeaders: headers)
+            }
+        }
+    }
+}

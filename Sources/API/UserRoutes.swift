@@ -1,0 +1,81 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+/// User directory and administration (SPEC 2 "users", SPEC 5 "Users").
+///
+/// Visibility: every signed-in user sees every active user's profile; deactivated users are
+/// visible to admins only (to realtors they answer 404 and are left out of lists).
+enum UserRoutes {
+    static func register(on router: inout Router, auth: AuthService) {
+        router.get("/v1/users") { _, context in
+            let caller = try auth.currentUser(context)
+            let users = try auth.users.list(includeDeactivated: caller.isAdmin)
+            return .response(try .json(["items": JSONValue.array(users.map(JSONOutput.user))]))
+        }
+        router.get("/v1/users/{id}") { _, context in
+            let caller = try auth.currentUser(context)
+            let id = try userID(context)
+            guard let user = try auth.users.find(id: id), user.isActive || caller.isAdmin else {
+                throw HTTPError.notFound("No such user.")
+            }
+            return .response(try .json(JSONOutput.user(user)))
+        }
+        router.post("/v1/users") { request, context in
+            _ = try auth.requireAdmin(context)
+            var body = try JSONRequestBody(request, allowed: ["email", "name", "user_type", "password"])
+            var errors: [FieldError] = []
+            let email = body.string("email", required: true).flatMap { UserRules.checkEmail($0, errors: &errors) }
+            let name = body.string("name", required: true).flatMap { UserRules.checkName($0, errors: &errors) }
+            let type = body.userType("user_type", required: false) ?? .realtor
+            let password = body.string("password", required: true)
+            if let password { body.add(UserRules.checkPassword(password)) }
+            errors.forEach { body.add($0) }
+            try body.finish()
+            guard let email, let name, let password else { throw JSONRequestBody.validationFailed(body.errors) }
+            let user: User
+            do {
+                user = try auth.users.create(email: email, name: name, userType: type,
+                                             passwordHash: try auth.hasher.hash(password))
+            } catch StoreError.emailTaken {
+                throw HTTPError(status: .conflict, code: "email_taken", message: "A user with this email already exists.",
+                                details: ["field": "email"])
+            }
+            let location = "/v1/users/\(user.id.uuidString.lowercased())"
+            return .response(try .json(JSONOutput.user(user), status: .created, headers: ["Location": location]))
+        }
+        router.patch("/v1/users/{id}") { request, context in
+            let admin = try auth.requireAdmin(context)
+            let id = try userID(context)
+            var body = try JSONRequestBody(request, allowed: ["name", "user_type", "deactivated"],
+                                           ignored: JSONRequestBody.serverManaged.union(["email", "avatar_hash", "deactivated_at"]))
+            var errors: [FieldError] = []
+            let name = body.string("name", required: false).flatMap { UserRules.checkName($0, errors: &errors) }
+            let type = body.userType("user_type", required: false)
+            let deactivated = body.bool("deactivated")
+            // An admin cannot lock themselves out; another admin has to do it.
+            if id == admin.id, deactivated == true {
+                errors.append(FieldError(field: "deactivated", code: "self", message: "You cannot deactivate yourself."))
+            }
+            if id == admin.id, let type, type != .admin {
+                errors.append(FieldError(field: "user_type", code: "self", message: "You cannot remove your own admin role."))
+            }
+            errors.forEach { body.add($0) }
+            try body.finish()
+            guard let result = try auth.users.update(id: id, changes: .init(name: name, userType: type, deactivated: deactivated)) else {
+                throw HTTPError.notFound("No such user.")
+            }
+            auth.revokedSessions.insert(result.revokedSessions)
+            return .response(try .json(JSONOutput.user(result.user)))
+        }
+    }
+
+    static func userID(_ context: RequestContext) throws -> UUID {
+        guard let id = UUID(uuidString: try context.pathParameter("id")) else {
+            throw HTTPError.notFound("No such user.")
+        }
+        return id
+    }
+}

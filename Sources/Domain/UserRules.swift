@@ -1,0 +1,63 @@
+/// Validation rules for user fields, shared by every route that accepts them.
+public enum UserRules {
+    public static let passwordMinimumLength = 10
+    /// Bounds the KDF's input and the request size; passphrases stay comfortably possible.
+    public static let passwordMaximumLength = 1024
+    public static let nameMaximumLength = 200
+    public static let emailMaximumLength = 254
+
+    /// Problems with `password`, or nil when acceptable. Length counts characters (grapheme
+    /// clusters), so non-ASCII passphrases are neither favoured nor penalised.
+    public static func checkPassword(_ password: String, field: String = "password") -> FieldError? {
+        if password.count < passwordMinimumLength {
+            return FieldError(field: field, code: "too_short",
+                              message: "Must be at least \(passwordMinimumLength) characters long.")
+        }
+        if password.count > passwordMaximumLength {
+            return FieldError(field: field, code: "too_long",
+                              message: "Must be at most \(passwordMaximumLength) characters long.")
+        }
+        if password.allSatisfy(\.isWhitespace) {
+            return FieldError(field: field, code: "blank", message: "Must not consist only of whitespace.")
+        }
+        return nil
+    }
+
+    /// The trimmed name; nil after appending the problem to `errors`.
+    public static func checkName(_ name: String, field: String = "name", errors: inout [FieldError]) -> String? {
+        let trimmed = name.trimmingWhitespace()
+        if trimmed.isEmpty {
+            errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
+            return nil
+        }
+        if trimmed.count > nameMaximumLength {
+            errors.append(FieldError(field: field, code: "too_long",
+                                     message: "Must be at most \(nameMaximumLength) characters long."))
+            return nil
+        }
+        return trimmed
+    }
+
+    /// The trimmed email; nil after appending the problem to `errors`. Deliberately loose (something@something.tld
+    /// without spaces): the real check is whether mail arrives, not a regular expression.
+    public static func checkEmail(_ email: String, field: String = "email", errors: inout [FieldError]) -> String? {
+        let trimmed = email.trimmingWhitespace()
+        let invalid = FieldError(field: field, code: "invalid", message: "Must be an email address like name@example.com.")
+        guard trimmed.count <= emailMaximumLength, !trimmed.contains(where: \.isWhitespace),
+              let at = trimmed.lastIndex(of: "@"), at != trimmed.startIndex
+        else { errors.append(invalid); return nil }
+        let domain = trimmed[trimmed.index(after: at)...]
+        guard let dot = domain.lastIndex(of: "."), dot != domain.startIndex, domain.index(after: dot) != domain.endIndex
+        else { errors.append(invalid); return nil }
+        return trimmed
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
+    }
+}

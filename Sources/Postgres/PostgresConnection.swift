@@ -1,0 +1,276 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection with a synchronous API.
+///
+/// Threading rule: a connection is used by one thread at a time (the pool hands it to a
+/// single worker; the listener owns its own). It is `@unchecked Sendable` only so it can be
+/// moved between threads; callers must never use it from two threads concurrently.
+public final class PostgresConnection: @unchecked Sendable {
+    public let configuration: Configuration
+    private var handle: OpaquePointer?
+    /// Prepared statement name → SQL, so a name is PQprepare'd once per session.
+    private var preparedStatements: [String: String] = [:]
+
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        handle = try Self.connect(configuration, connectTimeout: configuration.connectTimeout)
+        try applySessionSettings()
+    }
+
+    /// Connects with default session settings to a conninfo string or `postgres://` URL.
+    public convenience init(_ conninfo: String) throws {
+        try self.init(configuration: Configuration(conninfo: conninfo))
+    }
+
+    /// Pool path: a connect timeout bounded by what is left of the acquisition timeout.
+    init(configuration: Configuration, connectTimeout: Duration) throws {
+        self.configuration = configuration
+        handle = try Self.connect(configuration, connectTimeout: connectTimeout)
+        try applySessionSettings()
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    // MARK: Queries
+
+    /// Runs one statement with bound parameters and returns its rows.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        let connection = try liveHandle()
+        return try withCParameters(query.binds) { values, types in
+            let result = PQexecParams(connection, query.sql, Int32(values.count), types, values, nil, nil, 0)
+            return try PostgresResult.consume(result, connection: connection)
+        }
+    }
+
+    /// Runs one statement and returns the affected row count.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) throws -> Int {
+        try self.query(query).affectedRows
+    }
+
+    /// Runs a prepared statement, preparing it on first use in this session. The same name
+    /// must always be used with the same SQL.
+    @discardableResult
+    public func queryPrepared(name: String, _ query: PostgresQuery) throws -> PostgresRows {
+        let connection = try liveHandle()
+        if let known = preparedStatements[name] {
+            guard known == query.sql else {
+                throw PostgresError(kind: .misuse, message: "prepared statement \"\(name)\" reused with different SQL")
+            }
+        } else {
+            let types = query.binds.map(\.typeOID)
+            let result = PQprepare(connection, name, query.sql, Int32(types.count), types)
+            _ = try PostgresResult.consume(result, connection: connection)
+            preparedStatements[name] = query.sql
+        }
+        do {
+            return try withCParameters(query.binds) { values, _ in
+                let result = PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 0)
+                return try PostgresResult.consume(result, connection: connection)
+            }
+        } catch let error as PostgresError where error.code == .invalidSQLStatementName && transactionStatus == .idle {
+            // Someone ran DEALLOCATE/DISCARD ALL: forget the cache entry and prepare again once.
+            preparedStatements[name] = nil
+            return try queryPrepared(name: name, query)
+        }
+    }
+
+    /// Runs trusted, possibly multi-statement SQL without parameters (PQexec). For migration
+    /// files and fixed setup scripts only — never for anything containing input.
+    public func runTrustedScript(_ sql: String) throws {
+        let connection = try liveHandle()
+        _ = try PostgresResult.consume(PQexec(connection, sql), connection: connection)
+    }
+
+    /// `SELECT pg_notify(channel, payload)`.
+    public func notify(channel: String, payload: String) throws {
+        try execute("SELECT pg_notify(\(channel), \(payload))")
+    }
+
+    // MARK: Transactions
+
+    /// BEGIN, run `body`, COMMIT; ROLLBACK when `body` throws. Throws if the transaction was
+    /// aborted by an error that `body` swallowed (COMMIT would silently roll back).
+    public func withTransaction<Result>(
+        isolation: PostgresIsolationLevel? = nil,
+        _ body: (PostgresConnection) throws -> Result
+    ) throws -> Result {
+        if let isolation {
+            try execute("BEGIN ISOLATION LEVEL \(unsafeSQL: isolation.rawValue)")
+        } else {
+            try execute("BEGIN")
+        }
+        let result: Result
+        do {
+            result = try body(self)
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        let commit = try query("COMMIT")
+        if commit.commandTag == "ROLLBACK" {
+            throw PostgresError(
+                kind: .server, code: .inFailedSQLTransaction,
+                message: "transaction was aborted by an earlier error and has been rolled back")
+        }
+        return result
+    }
+
+    func rollbackQuietly() {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
+        if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+    }
+
+    // MARK: Health
+
+    /// The connection is open and libpq believes it is usable. Does no I/O.
+    public var isHealthy: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    public var transactionStatus: TransactionStatus {
+        guard let handle else { return .unknown }
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_IDLE: return .idle
+        case PQTRANS_ACTIVE: return .active
+        case PQTRANS_INTRANS: return .inTransaction
+        case PQTRANS_INERROR: return .inFailedTransaction
+        default: return .unknown
+        }
+    }
+
+    /// Cheap liveness probe for an idle connection, without a round trip: an idle session
+    /// has nothing to say, so a readable socket means the server sent an error (e.g. it was
+    /// terminated or is shutting down) or closed the connection.
+    func isIdleConnectionAlive() -> Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { return false }
+        let ready = poll(&descriptor, 1, 0)
+        if ready == 0 { return true }
+        if ready < 0 { return false }
+        guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
+        // Notifications for a pooled connection are not anyone's business; drop them.
+        while let notification = PQnotifies(handle) { PQfreemem(notification) }
+        return PQisBusy(handle) == 0
+    }
+
+    /// Re-establishes the session (PQreset) and re-applies the session settings.
+    public func reset() throws {
+        guard let handle else { throw PostgresError(kind: .closed, message: "connection is closed") }
+        preparedStatements.removeAll()
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresResult.connectionError(handle, fallback: "reset failed")
+        }
+        try applySessionSettings()
+    }
+
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        preparedStatements.removeAll()
+    }
+
+    public var isClosed: Bool { handle == nil }
+
+    // MARK: Internals
+
+    /// The raw PGconn for the listener, which drives PQconsumeInput/PQnotifies itself.
+    func liveHandle() throws -> OpaquePointer {
+        guard let handle else { throw PostgresError(kind: .closed, message: "connection is closed") }
+        return handle
+    }
+
+    /// PQescapeIdentifier: double-quoted, with embedded quotes doubled.
+    func quotedIdentifier(_ identifier: String) throws -> String {
+        let connection = try liveHandle()
+        guard let escaped = PQescapeIdentifier(connection, identifier, identifier.utf8.count) else {
+            throw PostgresResult.connectionError(connection, fallback: "cannot escape identifier")
+        }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+
+    private static func connect(_ configuration: Configuration, connectTimeout: Duration) throws -> OpaquePointer {
+        let timeoutSeconds = max(2, (connectTimeout.postgresMilliseconds + 999) / 1000)
+        // Order matters: later keywords override what the expanded conninfo (dbname) sets.
+        let settings: [(String, String)] = [
+            ("fallback_application_name", configuration.applicationName),
+            ("dbname", configuration.conninfo),
+            ("connect_timeout", String(timeoutSeconds)),
+            ("client_encoding", "UTF8"),
+        ]
+        let keywords = settings.map { strdup($0.0) }
+        let values = settings.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
+        let valuePointers = values.map { UnsafePointer($0) } + [nil]
+        guard let handle = PQconnectdbParams(keywordPointers, valuePointers, 1) else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let error = PostgresResult.connectionError(handle, fallback: "connection failed")
+            PQfinish(handle)
+            throw PostgresError(kind: .connection, message: error.message)
+        }
+        return handle
+    }
+
+    private func applySessionSettings() throws {
+        var settings: [(String, String)] = []
+        if let timeout = configuration.statementTimeout {
+            settings.append(("statement_timeout", String(timeout.postgresMilliseconds)))
+        }
+        if let timeout = configuration.idleInTransactionSessionTimeout {
+            settings.append(("idle_in_transaction_session_timeout", String(timeout.postgresMilliseconds)))
+        }
+        if let zone = configuration.timeZone {
+            settings.append(("TimeZone", zone))
+        }
+        guard !settings.isEmpty else { return }
+        var binds: [PostgresBind] = []
+        var calls: [String] = []
+        for (name, value) in settings {
+            binds.append(PostgresBind(text: name))
+            binds.append(PostgresBind(text: value))
+            calls.append("set_config($\(binds.count - 1)::text, $\(binds.count)::text, false)")
+        }
+        do {
+            try query(PostgresQuery(sql: "SELECT " + calls.joined(separator: ", "), binds: binds))
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private func withCParameters<Result>(
+        _ binds: [PostgresBind],
+        _ body: ([UnsafePointer<CChar>?], [UInt32]) throws -> Result
+    ) throws -> Result {
+        var copies: [UnsafeMutablePointer<CChar>?] = []
+        copies.reserveCapacity(binds.count)
+        defer { copies.forEach { free($0) } }
+        for (index, bind) in binds.enumerated() {
+            guard let text = bind.text else {
+                copies.append(nil)
+                continue
+            }
+            // A NUL would silently truncate the C string, changing the data; PostgreSQL text
+            // cannot hold NUL anyway.
+            guard !text.utf8.contains(0) else {
+                throw PostgresError(kind: .misuse, message: "parameter $\(index + 1) contains a NUL byte")
+            }
+            copies.append(strdup(text))
+        }
+        return try body(copies.map { UnsafePointer($0) }, binds.map(\.typeOID))
+    }
+}

@@ -1,0 +1,61 @@
+/// A SQL statement whose values travel only as bound parameters.
+///
+/// Interpolating a value appends `$n` to the SQL and the value to `binds`:
+/// `"SELECT * FROM tasks WHERE id = \(id)"` becomes `SELECT * FROM tasks WHERE id = $1`.
+/// The only way to splice text into the SQL is `\(unsafeSQL:)`, meant for identifiers chosen
+/// from fixed lists in code — never for input.
+public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    public var sql: String
+    public var binds: [PostgresBind]
+
+    public init(sql: String, binds: [PostgresBind] = []) {
+        self.sql = sql
+        self.binds = binds
+    }
+
+    public init(sql: String, binding values: [any PostgresEncodable]) {
+        self.sql = sql
+        self.binds = values.map { value in
+            PostgresBind(text: value.postgresText, typeOID: type(of: value).postgresTypeOID)
+        }
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(sql: value)
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self.init(sql: stringInterpolation.sql, binds: stringInterpolation.binds)
+    }
+
+    /// SQL text only; bound values are never printed because they may be personal data.
+    public var description: String { sql }
+
+    public struct StringInterpolation: StringInterpolationProtocol, Sendable {
+        var sql: String
+        var binds: [PostgresBind]
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql = ""
+            sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+            binds = []
+            binds.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            sql += literal
+        }
+
+        /// Binds `value` as the next `$n` parameter.
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
+            binds.append(PostgresBind(value))
+            sql += "$\(binds.count)"
+        }
+
+        /// Splices raw SQL text. Only for identifiers or fragments from fixed lists in code:
+        /// anything derived from input here is an injection hole.
+        public mutating func appendInterpolation(unsafeSQL fragment: String) {
+            sql += fragment
+        }
+    }
+}

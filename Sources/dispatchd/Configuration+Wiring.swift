@@ -1,0 +1,38 @@
+import API
+import HTTP1
+import HTTPServer
+import Postgres
+
+/// Maps the validated settings onto the configuration types of the layers they tune.
+extension Configuration {
+    var httpServerConfiguration: HTTPServerConfiguration {
+        // Avatar uploads need more than the parser's 1 MiB default; JSON routes keep 1 MiB.
+        var limits = HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes)
+        if let value = http.maxBodyBytes { limits.maxBodyBytes = value }
+        if let value = http.maxHeaderBytes { limits.maxHeaderBytes = value }
+        if let value = http.maxRequestLineBytes { limits.maxRequestLineBytes = value }
+        if let value = http.maxHeaderFields { limits.maxHeaderCount = value }
+        var server = HTTPServerConfiguration(host: host, port: port, limits: limits)
+        if let value = http.headerTimeout { server.headerReadTimeout = .seconds(value) }
+        if let value = http.bodyTimeout { server.bodyReadTimeout = .seconds(value) }
+        if let value = http.idleTimeout { server.idleTimeout = .seconds(value) }
+        if let value = http.writeTimeout { server.writeTimeout = .seconds(value) }
+        if let value = http.shutdownTimeout { server.shutdownGracePeriod = .seconds(value) }
+        if let value = http.maxConnections { server.maxConnections = value }
+        // Handlers block on the database; fewer workers than connections would leave
+        // connections unused, and /healthz must not queue behind database waits.
+        server.workerCount = http.workers ?? max(HTTPServerConfiguration.defaultWorkerCount, databasePoolSize)
+        server.corsAllowedOrigins = http.corsAllowedOrigins
+        return server
+    }
+
+    func poolConfiguration(conninfo: String) -> PostgresPool.Configuration {
+        PostgresPool.Configuration(
+            connection: PostgresConnection.Configuration(
+                conninfo: conninfo, statementTimeout: .seconds(databaseStatementTimeout)
+            ),
+            size: databasePoolSize,
+            acquisitionTimeout: .seconds(databasePoolTimeout)
+        )
+    }
+}

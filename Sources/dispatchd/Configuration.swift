@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+
+/// Everything `dispatchd` reads from its environment, validated once at start-up.
+///
+/// Command-line flags are applied as overrides of the same variables (see `ConfigurationOptions`),
+/// so there is one parser, one set of error messages and one documented name per setting.
+struct Configuration: Sendable {
+    /// nil: run a private PostgreSQL under `dataDirectory` (development, first start).
+    var databaseURL: String?
+    var host: String
+    var port: Int
+    /// nil only with the embedded database: a secret is then generated and kept in `dataDirectory`.
+    var jwtSecret: String?
+    /// Lifetime of access tokens (ACCESS_TOKEN_TTL, seconds; default 900).
+    var accessTokenTTL: Double
+    var databasePoolSize: Int
+    var databasePoolTimeout: Double
+    var databaseStatementTimeout: Double
+    var logLevel: Logger.Level
+    var logFormat: LogFormat
+    var dataDirectory: String
+    var migrationsDirectory: String
+    var http: HTTPLimits
+
+    /// HTTP limits and timeouts; nil keeps the server's built-in default.
+    struct HTTPLimits: Sendable {
+        var maxConnections: Int?
+        var maxBodyBytes: Int?
+        var maxHeaderBytes: Int?
+        var maxRequestLineBytes: Int?
+        var maxHeaderFields: Int?
+        var headerTimeout: Double?
+        var bodyTimeout: Double?
+        var idleTimeout: Double?
+        var writeTimeout: Double?
+        var shutdownTimeout: Double?
+        var workers: Int?
+        var corsAllowedOrigins: [String]
+    }
+
+    static let minimumJWTSecretBytes = 32
+
+    var usesEmbeddedDatabase: Bool { databaseURL == nil }
+
+    static func load(from environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        let reader = EnvironmentReader(environment)
+        let databaseURL = reader.string("DATABASE_URL")
+        if let databaseURL, !(databaseURL.hasPrefix("postgres://") || databaseURL.hasPrefix("postgresql://")) {
+            throw ConfigurationError("DATABASE_URL must start with postgres:// or postgresql://")
+        }
+        let jwtSecret = reader.string("JWT_SECRET")
+        if let jwtSecret, jwtSecret.utf8.count < minimumJWTSecretBytes {
+            throw ConfigurationError(
+                "JWT_SECRET must be at least \(minimumJWTSecretBytes) bytes (got \(jwtSecret.utf8.count)); generate one with: openssl rand -base64 48"
+            )
+        }
+        if databaseURL != nil, jwtSecret == nil {
+            throw ConfigurationError(
+                "JWT_SECRET is required when DATABASE_URL is set (at least \(minimumJWTSecretBytes) bytes; generate one with: openssl rand -base64 48)"
+            )
+        }
+        let levelName = reader.string("LOG_LEVEL") ?? "info"
+        guard let logLevel = Logger.Level(rawValue: levelName.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: "|")
+            throw ConfigurationError("LOG_LEVEL must be one of \(names) (got \"\(levelName)\")")
+        }
+        let formatName = reader.string("LOG_FORMAT") ?? "text"
+        guard let logFormat = LogFormat(rawValue: formatName.lowercased()) else {
+            throw ConfigurationError("LOG_FORMAT must be text or json (got \"\(formatName)\")")
+        }
+        let dataDirectory = reader.string("DATA_DIR") ?? "./.data"
+        let migrationsDirectory: String
+        if let explicit = reader.string("MIGRATIONS_DIR") {
+            migrationsDirectory = explicit
+        } else {
+            migrationsDirectory = try MigrationsLocator.defaultDirectory()
+        }
+        return Configuration(
+            databaseURL: databaseURL,
+            host: reader.string("HOST") ?? "127.0.0.1",
+            port: try reader.integer("PORT", default: 8080, in: 0...65535),
+            jwtSecret: jwtSecret,
+            accessTokenTTL: try reader.seconds("ACCESS_TOKEN_TTL", default: 900),
+            databasePoolSize: try reader.integer("DB_POOL_SIZE", default: 10, in: 1...1000),
+            databasePoolTimeout: try reader.seconds("DB_POOL_TIMEOUT", default: 5),
+            databaseStatementTimeout: try reader.seconds("DB_STATEMENT_TIMEOUT", default: 30),
+            logLevel: logLevel,
+            logFormat: logFormat,
+            dataDirectory: dataDirectory,
+            migrationsDirectory: migrationsDirectory,
+            http: HTTPLimits(
+                maxConnections: try reader.optionalInteger("HTTP_MAX_CONNECTIONS", in: 1...1_000_000),
+                maxBodyBytes: try reader.optionalInteger("HTTP_MAX_BODY_BYTES", in: 1...(1 << 30)),
+                maxHeaderBytes: try reader.optionalInteger("HTTP_MAX_HEADER_BYTES", in: 256...(1 << 24)),
+                maxRequestLineBytes: try reader.optionalInteger("HTTP_MAX_REQUEST_LINE_BYTES", in: 64...(1 << 24)),
+                maxHeaderFields: try reader.optionalInteger("HTTP_MAX_HEADER_FIELDS", in: 1...10_000),
+                headerTimeout: try reader.optionalSeconds("HTTP_HEADER_TIMEOUT"),
+                bodyTimeout: try reader.optionalSeconds("HTTP_BODY_TIMEOUT"),
+                idleTimeout: try reader.optionalSeconds("HTTP_IDLE_TIMEOUT"),
+                writeTimeout: try reader.optionalSeconds("HTTP_WRITE_TIMEOUT"),
+                shutdownTimeout: try reader.optionalSeconds("SHUTDOWN_TIMEOUT"),
+                workers: try reader.optionalInteger("HTTP_WORKERS", in: 1...4096),
+                corsAllowedOrigins: (reader.string("CORS_ALLOWED_ORIGINS") ?? "")
+                    .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            )
+        )
+    }
+}

@@ -1,0 +1,50 @@
+import EmbeddedPostgres
+import Foundation
+import Logging
+import Postgres
+
+/// The database a command works against: the configured DATABASE_URL, or an embedded
+/// PostgreSQL under DATA_DIR started for the lifetime of the session.
+final class DatabaseSession {
+    let pool: PostgresPool
+    let embedded: EmbeddedPostgres?
+    private let logger: Logger
+
+    private init(pool: PostgresPool, embedded: EmbeddedPostgres?, logger: Logger) {
+        self.pool = pool
+        self.embedded = embedded
+        self.logger = logger
+    }
+
+    static func open(configuration: Configuration, logger: Logger) throws -> DatabaseSession {
+        if let url = configuration.databaseURL {
+            return DatabaseSession(pool: PostgresPool(configuration: configuration.poolConfiguration(conninfo: url)),
+                                   embedded: nil, logger: logger)
+        }
+        let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path + "/postgres"
+        logger.info("starting embedded PostgreSQL", metadata: ["data_dir": .string(directory)])
+        let embedded = try EmbeddedPostgres(configuration: .init(dataDirectory: directory), logger: logger)
+        try embedded.start()
+        let conninfo = embedded.conninfo(database: "postgres")
+        return DatabaseSession(pool: PostgresPool(configuration: configuration.poolConfiguration(conninfo: conninfo)),
+                               embedded: embedded, logger: logger)
+    }
+
+    /// Opens a session, runs `body`, and always closes it (stopping an embedded database).
+    static func run(configuration: Configuration, logger: Logger, _ body: (PostgresPool) throws -> Void) throws {
+        let session = try open(configuration: configuration, logger: logger)
+        defer { session.close() }
+        try body(session.pool)
+    }
+
+    func close() {
+        pool.close()
+        guard let embedded else { return }
+        do {
+            try embedded.stop()
+            logger.info("embedded PostgreSQL stopped")
+        } catch {
+            logger.error("could not stop embedded PostgreSQL", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import API
+import ArgumentParser
+import Foundation
+import HTTPServer
+import Logging
+import Postgres
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Migrate the database and serve HTTP until SIGINT/SIGTERM."
+    )
+
+    @Flag(help: "Do not apply pending migrations (another process does); still refuse a newer schema.")
+    var noMigrate = false
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() throws {
+        let configuration = try options.loadOrExit()
+        LoggingSetup.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
+        let logger = Logger(label: "dispatchd")
+        do {
+            try serve(configuration: configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            logger.critical("cannot start: \(error.message)")
+            throw ExitCode(2)
+        } catch let error as MigrationError {
+            logger.critical("cannot start: \(error.message)")
+            throw ExitCode(1)
+        } catch {
+            logger.critical("cannot start: \(String(describing: error))")
+            throw ExitCode(1)
+        }
+    }
+
+    private func serve(configuration: Configuration, logger: Logger) throws {
+        // Generated before the database starts so a read-only DATA_DIR fails fast.
+        let jwtSecret = try configuration.jwtSecret ?? JWTSecretStore.loadOrCreate(in: configuration.dataDirectory)
+
+        let session = try DatabaseSession.open(configuration: configuration, logger: logger)
+        defer { session.close() }
+        let migrator = Migrator(directoryPath: configuration.migrationsDirectory, logger: logger)
+        if noMigrate {
+            let status = try migrator.status(pool: session.pool)
+            try Migrator.refuseInconsistent(status)
+            if !status.pending.isEmpty {
+                logger.warning("database has pending migrations; /readyz answers 503 until they are applied",
+                               metadata: ["pending": .stringConvertible(status.pending.count)])
+            }
+        } else {
+            let applied = try migrator.migrate(pool: session.pool)
+            logger.info("database migrated", metadata: ["applied": .stringConvertible(applied.count)])
+        }
+        let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
+
+        let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
+                                   accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
+                                   logger: logger)
+        try auth.start()
+        defer { auth.stop() }
+        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth)
+        let server = HTTPServer(
+            configuration: configuration.httpServerConfiguration,
+            responder: application.makeRouter(),
+            middleware: application.middleware,
+            logger: logger
+        )
+        // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
+        // deferred session close stops the embedded PostgreSQL before exiting 0.
+        server.installSignalHandlers()
+        try server.start()
+        let url = ServeBanner.url(host: configuration.host, port: server.boundPort)
+        logger.info("listening", metadata: ["url": .string(url)])
+        // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
+        FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin) + "\n").utf8))
+        server.waitUntilStopped()
+        logger.info("server stopped")
+    }
+}

@@ -1,1 +1,0 @@
-print("dispatchd: under construction")

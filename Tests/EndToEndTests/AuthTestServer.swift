@@ -1,0 +1,138 @@
+import API
+import Credentials
+import Domain
+import Foundation
+import Glibc
+import HTTP1
+import HTTPServer
+import Logging
+import Postgres
+import Store
+import TestSupport
+
+/// The application with authentication on a fresh database and an ephemeral port, plus one
+/// seeded admin. Passwords use cheap scrypt parameters: the tests exercise the flow, not the KDF.
+final class AuthTestServer {
+    static let adminEmail = "admin@example.com"
+    static let password = "correct horse battery"
+    static let cheapHasher = PasswordHasher(parameters: .init(logN: 10, r: 8, p: 1))
+
+    let database: TestDatabase
+    let auth: AuthService
+    let server: HTTPServer
+    let admin: User
+
+    init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900)) throws {
+        database = try TestDatabase.create(poolSize: 6)
+        auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
+                               accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits,
+                               logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try auth.start()
+        admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
+                                      passwordHash: try Self.cheapHasher.hash(Self.password))
+        let application = APIApplication(
+            readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
+            auth: auth
+        )
+        server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,
+                                                   limits: HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes),
+                                                   workerCount: 4),
+            responder: application.makeRouter(), middleware: application.middleware,
+            logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        try server.start()
+    }
+
+    deinit {
+        server.shutdown(deadline: .seconds(2))
+        server.waitUntilStopped()
+        auth.stop()
+    }
+
+    var client: TestHTTPClient { TestHTTPClient(port: server.boundPort) }
+
+    func request(_ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil,
+                 body: [UInt8]? = nil, headers: [String: String] = [:]) throws -> TestHTTPClient.Response {
+        var headers = headers
+        if let token { headers["Authorization"] = "Bearer \(token)" }
+        var bytes = body ?? []
+        if let json {
+            bytes = Array(try JSONSerialization.data(withJSONObject: json))
+            if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
+        }
+        return try client.perform(method: method, path: path, headers: headers, body: bytes)
+    }
+
+    struct Tokens {
+        var access: String
+        var refresh: String
+    }
+
+    func login(_ email: String = AuthTestServer.adminEmail, _ password: String = AuthTestServer.password) throws -> Tokens {
+        let response = try request("POST", "/v1/auth/login", json: ["email": email, "password": password])
+        guard response.status == 200, let json = response.json,
+              let access = json["access_token"] as? String, let refresh = json["refresh_token"] as? String
+        else { throw AuthTestError.unexpected(response.status, String(decoding: response.body, as: UTF8.self)) }
+        return Tokens(access: access, refresh: refresh)
+    }
+
+    /// Creates a realtor through the API (as the admin) and returns its id.
+    func createRealtor(_ email: String, adminToken: String, type: String = "realtor") throws -> String {
+        let response = try request("POST", "/v1/users", token: adminToken,
+                                   json: ["email": email, "name": "Rita Realtor", "user_type": type, "password": Self.password])
+        guard response.status == 201, let id = response.json?["id"] as? String else {
+            throw AuthTestError.unexpected(response.status, String(decoding: response.body, as: UTF8.self))
+        }
+        return id
+    }
+}
+
+enum AuthTestError: Error {
+    case unexpected(Int, String)
+}
+
+extension TestHTTPClient {
+    /// One request on its own connection (`Connection: close`), response read to EOF.
+    func perform(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Response {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ClientError.socket("socket: \(errno)") }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw ClientError.socket("connect: \(errno)") }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+        let request = Array((head + "\r\n").utf8) + body
+        var sent = 0
+        while sent < request.count {
+            let written = request[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // The server may answer (413) and close before reading the whole body.
+            guard written > 0 else { break }
+            sent += written
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { break }
+            guard count > 0 else {
+                if !received.isEmpty { break }
+                throw ClientError.socket("recv: \(errno)")
+            }
+            received += buffer[0..<count]
+        }
+        return try Self.parse(received)
+    }
+}

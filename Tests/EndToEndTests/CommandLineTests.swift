@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The `dispatchd` binary as operators run it: bad configuration stops it before it touches
+/// anything, with exit code 2 and one line naming the variable.
+@Suite struct CommandLineTests {
+    static let validSecret = String(repeating: "s", count: 32)
+
+    @Test(arguments: [
+        (["PORT": "eighty"], "PORT must be an integer"),
+        (["PORT": "70000"], "PORT must be an integer between 0 and 65535"),
+        (["DB_POOL_SIZE": "0"], "DB_POOL_SIZE must be an integer"),
+        (["LOG_LEVEL": "loud"], "LOG_LEVEL must be one of"),
+        (["LOG_FORMAT": "xml"], "LOG_FORMAT must be text or json"),
+        (["HTTP_IDLE_TIMEOUT": "-1"], "HTTP_IDLE_TIMEOUT must be a number of seconds"),
+        (["JWT_SECRET": "too-short"], "JWT_SECRET must be at least 32 bytes"),
+        (["DATABASE_URL": "postgres://localhost/dispatch"], "JWT_SECRET is required when DATABASE_URL is set"),
+        (["DATABASE_URL": "mysql://localhost/dispatch", "JWT_SECRET": validSecret], "DATABASE_URL must start with postgres://"),
+    ])
+    func serveWithInvalidConfigurationExitsWithStatus2AndNamesTheSetting(environment: [String: String], message: String) throws {
+        let result = try Self.runDispatchd(["serve"], environment: environment)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains(message))
+        #expect(result.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test func serveWithInvalidFlagValueExitsWithStatus2() throws {
+        let result = try Self.runDispatchd(["serve", "--port", "99999"], environment: [:])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("PORT must be an integer"))
+    }
+
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// Runs the binary built next to the test bundle with a clean, explicit environment.
+    static func runDispatchd(_ arguments: [String], environment: [String: String]) throws -> Result {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        base["DATA_DIR"] = NSTemporaryDirectory() + "dispatchd-cli-\(UUID().uuidString)"
+        process.environment = base.merging(environment) { _, new in new }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      standardOutput: String(decoding: outData, as: UTF8.self),
+                      standardError: String(decoding: errData, as: UTF8.self))
+    }
+
+    struct MissingBinary: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "dispatchd not built at \(path); run `swift build --build-tests` first" }
+    }
+
+    static func binary() throws -> URL {
+        // The test bundle lives in .build/<config>/ next to the products.
+        let bundle = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
+        if directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
+            directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        }
+        let candidate = directory.appendingPathComponent("dispatchd")
+        guard FileManager.default.isExecutableFile(atPath: candidate.path) else { throw MissingBinary(path: candidate.path) }
+        return candidate
+    }
+}
