@@ -10,6 +10,7 @@ import HTTP1
 /// OPTIONS on a known path without its own handler answers 204 with `Allow`.
 public struct Router: HTTPResponder {
     struct Route: Sendable {
+        var pattern: String
         var parameterNames: [String]
         var handler: RequestHandler
     }
@@ -21,7 +22,7 @@ public struct Router: HTTPResponder {
     }
 
     enum Match {
-        case found(RequestHandler, [String: String])
+        case found(RequestHandler, [String: String], pattern: String)
         case methodNotAllowed(allow: [String])
         case notFound
     }
@@ -56,7 +57,21 @@ public struct Router: HTTPResponder {
                 }
             }
         }
-        nodes[node].routes[method] = Route(parameterNames: names, handler: handler)
+        nodes[node].routes[method] = Route(pattern: pattern, parameterNames: names, handler: handler)
+    }
+
+    /// Every registered (method, pattern), sorted by pattern then method: for checking the
+    /// API description against the code, and for bounded-cardinality metric labels.
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        nodes.flatMap { node in node.routes.map { (method: $0.key, pattern: $0.value.pattern) } }
+            .sorted { ($0.pattern, $0.method.rawValue) < ($1.pattern, $1.method.rawValue) }
+    }
+
+    /// The pattern of the route that would answer `method` on `path`, or nil for 404/405
+    /// (so unmatched paths never become metric labels).
+    public func pattern(method: HTTPMethod, path: Substring) -> String? {
+        guard case .found(_, _, let pattern)? = try? match(method: method, path: path) else { return nil }
+        return pattern
     }
 
     public mutating func get(_ pattern: String, handler: @escaping RequestHandler) { on(.get, pattern, handler: handler) }
@@ -67,7 +82,7 @@ public struct Router: HTTPResponder {
 
     public func respond(to request: HTTPRequest, context: RequestContext) throws -> HandlerReply {
         switch try match(method: request.method, path: request.path) {
-        case .found(let handler, let parameters):
+        case .found(let handler, let parameters, _):
             var context = context
             context.pathParameters = parameters
             return try handler(request, context)
@@ -105,7 +120,7 @@ public struct Router: HTTPResponder {
         }
         var parameters: [String: String] = [:]
         for (name, value) in zip(route.parameterNames, values) { parameters[name] = value }
-        return .found(route.handler, parameters)
+        return .found(route.handler, parameters, pattern: route.pattern)
     }
 
     private func find(_ segments: [String], _ index: Int, _ node: Int, _ values: inout [String]) -> Int? {

@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# Two stages: build dispatchd with the official Swift image, run it on slim Debian.
+# The Swift standard library and Foundation are linked statically, so the runtime image needs
+# only glibc, libstdc++, libpq and OpenSSL.
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+FROM ${SWIFT_IMAGE} AS build
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libssl-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Tests/ too: the manifest declares the test targets and SwiftPM checks their folders exist.
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product dispatchd --static-swift-stdlib \
+    && install -D "$(swift build -c release --show-bin-path)/dispatchd" /out/dispatchd
+
+FROM ${RUNTIME_IMAGE}
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+       libpq5 libssl3 libstdc++6 ca-certificates tzdata curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin dispatch
+WORKDIR /app
+COPY --from=build /out/dispatchd /usr/local/bin/dispatchd
+COPY migrations /app/migrations
+# DATA_DIR is only used without DATABASE_URL (embedded PostgreSQL is not in this image);
+# it still has to be writable for the generated secret fallback.
+RUN mkdir -p /app/data && chown dispatch:dispatch /app/data
+ENV HOST=0.0.0.0 \
+    PORT=8080 \
+    MIGRATIONS_DIR=/app/migrations \
+    DATA_DIR=/app/data \
+    LOG_FORMAT=json
+USER dispatch
+EXPOSE 8080
+# /readyz: database reachable and migrated. Uses the PORT the container runs with.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+    CMD curl -fsS "http://127.0.0.1:${PORT}/readyz" >/dev/null || exit 1
+ENTRYPOINT ["dispatchd"]
+CMD ["serve"]

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Just enough reading of the deployment files (Dockerfile, docker-compose.yml, .env.example)
+/// and of dispatchd's configuration source to check them against each other. Line-based on
+/// purpose: the files are ours and simple, and the test needs no YAML library.
+enum DeploymentFiles {
+    static func text(_ relativePath: String) throws -> String {
+        try String(contentsOfFile: ProjectPaths.root + "/" + relativePath, encoding: .utf8)
+    }
+
+    static func matches(_ pattern: String, in text: String, group: Int = 1) -> [String] {
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines]) else { return [] }
+        let range = NSRange(text.startIndex..., in: text)
+        return regex.matches(in: text, range: range).compactMap { match in
+            Range(match.range(at: group), in: text).map { String(text[$0]) }
+        }
+    }
+
+    /// The environment variables `Configuration.load` reads (`reader.string("NAME")`, …).
+    static func configurationVariables() throws -> Set<String> {
+        Set(matches(#"reader\.[A-Za-z]+\("([A-Z0-9_]+)""#, in: try text("Sources/dispatchd/Configuration.swift")))
+    }
+
+    /// The default PORT in `Configuration.load`.
+    static func defaultPort() throws -> Int? {
+        matches(#"integer\("PORT", default: ([0-9]+)"#, in: try text("Sources/dispatchd/Configuration.swift")).first.flatMap { Int($0) }
+    }
+
+    /// The lines nested below `lines[start]` (a key at `indent` spaces): everything up to the
+    /// next line indented `indent` or less, skipping blanks and comments.
+    static func block(_ lines: [Substring], after start: Int, indent: Int) -> [Substring] {
+        var result: [Substring] = []
+        for line in lines[(start + 1)...] {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if line.count - trimmed.count <= indent { break }
+            result.append(line)
+        }
+        return result
+    }
+
+    /// The lines of a compose service's section (`  name:`), or nil when absent.
+    static func composeService(_ name: String) throws -> [Substring]? {
+        let lines = try text("docker-compose.yml").split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0 == "  \(name):" }) else { return nil }
+        return block(lines, after: start, indent: 2)
+    }
+
+    /// The keys of `key:` directly inside a service section (`    key:` then `      NAME: …`).
+    static func composeKeys(in service: [Substring], section: String) -> [String] {
+        guard let start = service.firstIndex(where: { $0 == "    \(section):" }) else { return [] }
+        return block(Array(service), after: start - service.startIndex, indent: 4).compactMap { line in
+            let trimmed = line.drop { $0 == " " }
+            guard line.count - trimmed.count == 6, let colon = trimmed.firstIndex(of: ":") else { return nil }
+            return String(trimmed[..<colon])
+        }
+    }
+
+    /// `${NAME}`, `${NAME:-x}`, `${NAME:?x}` in the compose file (not `$${…}`, which the
+    /// container's shell expands).
+    static func composeInterpolatedVariables() throws -> Set<String> {
+        Set(matches(#"(?<!\$)\$\{([A-Z0-9_]+)"#, in: try text("docker-compose.yml")))
+    }
+
+    static func envExampleVariables() throws -> Set<String> {
+        Set(matches(#"^([A-Z0-9_]+)="#, in: try text(".env.example")))
+    }
+
+    /// `ENV A=1 \ B=2` (continuation lines included) in the runtime stage.
+    static func dockerfileEnvVariables() throws -> Set<String> {
+        let dockerfile = try text("Dockerfile").replacingOccurrences(of: "\\\n", with: " ")
+        let envLines = matches(#"^ENV (.*)$"#, in: dockerfile)
+        return Set(envLines.flatMap { matches(#"([A-Z0-9_]+)="#, in: $0) })
+    }
+
+    /// Sources of `COPY` lines that copy from the build context (not `--from=` a stage).
+    static func dockerfileCopySources() throws -> [String] {
+        matches(#"^COPY (?!--from)(.*)$"#, in: try text("Dockerfile")).flatMap { line in
+            line.split(separator: " ").dropLast().map(String.init)
+        }
+    }
+}
