@@ -1,6 +1,9 @@
 import Foundation
 
 /// Runs a helper program to completion and captures its combined output.
+///
+/// Uses posix_spawn + waitpid directly: Foundation's Process did not reliably reap children
+/// when waited on from test threads (observed hangs with a zombie runuser).
 enum ProcessRunner {
     struct Result {
         let status: Int32
@@ -11,31 +14,39 @@ enum ProcessRunner {
     /// running, and a pipe inherited by it would never reach end-of-file.
     static func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil) throws -> Result {
         let outputPath = NSTemporaryDirectory() + "/embedded-pg-\(UUID().uuidString).log"
-        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-              let outputHandle = FileHandle(forWritingAtPath: outputPath)
-        else {
-            throw EmbeddedPostgresError(kind: .filesystem, message: "cannot create \(outputPath)")
+        let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard outputDescriptor >= 0 else {
+            throw EmbeddedPostgresError(kind: .filesystem, message: "cannot create \(outputPath): errno \(errno)")
         }
         defer {
-            try? outputHandle.close()
-            try? FileManager.default.removeItem(atPath: outputPath)
+            close(outputDescriptor)
+            unlink(outputPath)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = outputHandle
-        process.standardError = outputHandle
-        process.standardInput = FileHandle.nullDevice
-        if let currentDirectory {
-            process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory, isDirectory: true)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 2)
+        // posix_spawn_file_actions_addchdir_np is not visible to Swift; `env -C` does the chdir.
+        let (program, programArguments) = currentDirectory.map { ("/usr/bin/env", ["-C", $0, executable] + arguments) }
+            ?? (executable, arguments)
+        let argv = ([program] + programArguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawnError = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        guard spawnError == 0 else {
+            throw EmbeddedPostgresError(kind: .commandFailed, message: "cannot start \(executable): errno \(spawnError)")
         }
-        do {
-            try process.run()
-        } catch {
-            throw EmbeddedPostgresError(kind: .commandFailed, message: "cannot start \(executable): \(error)")
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else {
+                throw EmbeddedPostgresError(kind: .commandFailed, message: "waitpid for \(executable) failed: errno \(errno)")
+            }
         }
-        process.waitUntilExit()
         let data = FileManager.default.contents(atPath: outputPath) ?? Data()
-        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        // WIFEXITED/WEXITSTATUS are macros; decode the status word by hand.
+        let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: exitStatus, output: String(decoding: data, as: UTF8.self))
     }
 }
