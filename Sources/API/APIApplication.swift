@@ -1,5 +1,6 @@
 import HTTPServer
 import Logging
+import Postgres
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -7,19 +8,26 @@ public struct APIApplication: Sendable {
     public let readiness: any ReadinessCheck
     /// Authentication, users, API keys and avatars; nil serves the operations routes only.
     public let auth: AuthService?
+    /// Request counts and latencies for `GET /metrics`; one per application (process).
+    public let metrics: RequestMetrics
+    /// Reported as `db_pool_connections`; defaults to the authentication service's pool.
+    public let pool: PostgresPool?
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
     public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
 
-    public init(readiness: any ReadinessCheck, auth: AuthService? = nil) {
+    public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil) {
         self.readiness = readiness
         self.auth = auth
+        self.metrics = RequestMetrics()
+        self.pool = pool ?? auth?.pool
     }
 
     public func makeRouter() -> Router {
         var router = Router()
         OperationsRoutes.register(on: &router, readiness: readiness)
+        MetricsRoutes.register(on: &router, metrics: metrics, pool: pool, auth: auth)
         if let auth {
             AuthRoutes.register(on: &router, auth: auth)
             UserRoutes.register(on: &router, auth: auth)
@@ -29,10 +37,14 @@ public struct APIApplication: Sendable {
         return router
     }
 
-    /// Outermost first: log every request with its final status, render errors as JSON, and
-    /// map database errors before that rendering sees them; then authenticate /v1 requests.
+    /// Outermost first: log and count every request with its final status, render errors as
+    /// JSON, and map database errors before that rendering sees them; then authenticate /v1
+    /// requests.
     public var middleware: [any Middleware] {
-        let base: [any Middleware] = [LoggingMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware()]
+        let base: [any Middleware] = [
+            LoggingMiddleware(), MetricsMiddleware(router: makeRouter(), metrics: metrics),
+            ErrorMiddleware(), DatabaseErrorMiddleware(),
+        ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]
     }

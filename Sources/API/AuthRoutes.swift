@@ -67,6 +67,7 @@ enum AuthRoutes {
         let storedHash = found?.passwordHash ?? auth.dummyPasswordHash
         let matches = auth.hasher.verify(password, against: storedHash) && found?.passwordHash != nil
         guard let user = found?.user, matches, user.isActive else {
+            auth.recordLoginFailure()
             try auth.throttle.record(email: email, clientAddress: address, succeeded: false)
             throw HTTPError(status: .unauthorized, code: "invalid_credentials", message: "The email or password is incorrect.")
         }

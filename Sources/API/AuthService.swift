@@ -6,6 +6,7 @@ import HTTPServer
 import Logging
 import Postgres
 import Store
+import Synchronization
 
 /// Everything the authentication and user routes share: stores, token signing, password
 /// hashing and the revocation set. One per server process.
@@ -23,6 +24,12 @@ public final class AuthService: Sendable {
     public let revokedSessions: RevokedSessions
     /// Verified against for unknown emails so both failure paths cost one KDF run.
     let dummyPasswordHash: String
+    private let loginFailureCount = Atomic<Int>(0)
+
+    /// Sign-ins refused with `invalid_credentials` since start (`auth_login_failures_total`).
+    public var loginFailures: Int { loginFailureCount.load(ordering: .relaxed) }
+
+    func recordLoginFailure() { loginFailureCount.add(1, ordering: .relaxed) }
 
     public static let defaultAccessTokenTTL: Duration = .seconds(15 * 60)
     public static let defaultRefreshTokenTTL: Duration = .seconds(30 * 24 * 3600)

@@ -58,13 +58,15 @@ struct ServeCommand: ParsableCommand {
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
-        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth)
+        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
+                                         pool: session.pool)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
             middleware: application.middleware,
             logger: logger
         )
+        application.metrics.setServerMetricsSource { server.metrics }
         // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
         // deferred session close stops the embedded PostgreSQL before exiting 0.
         server.installSignalHandlers()

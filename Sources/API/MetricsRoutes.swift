@@ -1,0 +1,27 @@
+import HTTP1
+import HTTPServer
+import Postgres
+
+/// `GET /metrics` in the Prometheus text format, unauthenticated like the other operations
+/// routes (SPEC 5): keep it off the public internet at the proxy.
+enum MetricsRoutes {
+    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?) {
+        router.get("/metrics") { _, _ in
+            var output = PrometheusText()
+            metrics.write(to: &output)
+            if let pool {
+                let stats = pool.stats
+                output.family("db_pool_connections", type: "gauge", help: "Database connections by state; waiting counts requests queued for one.")
+                output.sample("db_pool_connections", [("state", "in_use")], stats.inUse)
+                output.sample("db_pool_connections", [("state", "idle")], stats.idle)
+                output.sample("db_pool_connections", [("state", "waiting")], stats.waiting)
+            }
+            if let auth {
+                output.family("auth_login_failures_total", type: "counter", help: "Sign-ins refused for a wrong email, password or a deactivated account.")
+                output.sample("auth_login_failures_total", [], auth.loginFailures)
+            }
+            return .response(HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType],
+                                          body: Array(output.text.utf8)))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import HTTPServer
+import Synchronization
+
+/// Per-process request counters and latency histograms, labelled by route pattern (never by
+/// raw path, which would make label cardinality unbounded), plus a late-bound source of the
+/// server's connection counts (the server is created after the application).
+public final class RequestMetrics: Sendable {
+    struct Key: Hashable {
+        var route: String
+        var method: String
+    }
+
+    struct Histogram {
+        var bucketCounts: [Int]
+        var sum: Double = 0
+        var count: Int = 0
+    }
+
+    struct State {
+        var requests: [Key: [Int: Int]] = [:]
+        var durations: [Key: Histogram] = [:]
+        var serverMetrics: (@Sendable () -> HTTPServerMetrics)?
+    }
+
+    /// Upper bounds in seconds; `+Inf` is implied.
+    public static let durationBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// The route label of requests no route matched (404, 405).
+    public static let unmatchedRoute = "unmatched"
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Where `http_open_connections` comes from; until set, the gauge is omitted.
+    public func setServerMetricsSource(_ source: @escaping @Sendable () -> HTTPServerMetrics) {
+        state.withLock { $0.serverMetrics = source }
+    }
+
+    func record(route: String, method: String, status: Int, seconds: Double) {
+        let key = Key(route: route, method: method)
+        state.withLock { state in
+            state.requests[key, default: [:]][status, default: 0] += 1
+            var histogram = state.durations[key] ?? Histogram(bucketCounts: Array(repeating: 0, count: Self.durationBuckets.count))
+            for (index, bound) in Self.durationBuckets.enumerated() where seconds <= bound {
+                histogram.bucketCounts[index] += 1
+            }
+            histogram.sum += seconds
+            histogram.count += 1
+            state.durations[key] = histogram
+        }
+    }
+
+    func write(to output: inout PrometheusText) {
+        let (requests, durations, source) = state.withLock { ($0.requests, $0.durations, $0.serverMetrics) }
+        output.family("http_requests_total", type: "counter", help: "HTTP requests answered, by route pattern, method and status.")
+        for key in requests.keys.sorted(by: Self.order) {
+            for (status, count) in (requests[key] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                output.sample("http_requests_total", [("route", key.route), ("method", key.method), ("status", String(status))], count)
+            }
+        }
+        output.family("http_request_duration_seconds", type: "histogram", help: "Time from request to response, by route pattern and method.")
+        for key in durations.keys.sorted(by: Self.order) {
+            guard let histogram = durations[key] else { continue }
+            let labels = [("route", key.route), ("method", key.method)]
+            for (bound, count) in zip(Self.durationBuckets, histogram.bucketCounts) {
+                output.sample("http_request_duration_seconds_bucket", labels + [("le", PrometheusText.format(bound))], count)
+            }
+            output.sample("http_request_duration_seconds_bucket", labels + [("le", "+Inf")], histogram.count)
+            output.sample("http_request_duration_seconds_sum", labels, histogram.sum)
+            output.sample("http_request_duration_seconds_count", labels, histogram.count)
+        }
+        if let server = source?() {
+            output.family("http_open_connections", type: "gauge", help: "Client connections currently open.")
+            output.sample("http_open_connections", [], server.openConnections)
+            output.family("http_rejected_connections_total", type: "counter", help: "Connections answered 503 because the connection limit was reached.")
+            output.sample("http_rejected_connections_total", [], server.rejectedConnections)
+        }
+    }
+
+    private static func order(_ left: Key, _ right: Key) -> Bool {
+        (left.route, left.method) < (right.route, right.method)
+    }
+}
