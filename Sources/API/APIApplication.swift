@@ -5,14 +5,16 @@ import Logging
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
 public struct APIApplication: Sendable {
     public let readiness: any ReadinessCheck
+    public let metrics: [any MetricsSource]
 
-    public init(readiness: any ReadinessCheck) {
+    public init(readiness: any ReadinessCheck, metrics: [any MetricsSource] = []) {
         self.readiness = readiness
+        self.metrics = metrics
     }
 
     public func makeRouter() -> Router {
         var router = Router()
-        OperationsRoutes.register(on: &router, readiness: readiness)
+        OperationsRoutes.register(on: &router, readiness: readiness, metrics: metrics)
         return router
     }
 

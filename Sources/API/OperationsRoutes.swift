@@ -3,7 +3,7 @@ import HTTPServer
 
 /// Unauthenticated routes for load balancers and orchestrators (SPEC 5, "Operations").
 enum OperationsRoutes {
-    static func register(on router: inout Router, readiness: any ReadinessCheck) {
+    static func register(on router: inout Router, readiness: any ReadinessCheck, metrics: [any MetricsSource]) {
         // Liveness: answers while the process can serve HTTP at all. No database access, so a
         // database outage never gets healthy instances restarted.
         router.get("/healthz") { _, _ in
@@ -24,6 +24,15 @@ enum OperationsRoutes {
                                 message: "The server is not ready to serve requests.",
                                 details: ["reason": .string(reason)], extraHeaders: headers)
             }
+        }
+
+        // Prometheus scrape target. Unauthenticated like the probes: it carries counts only,
+        // never user data; restrict it at the network edge if that matters.
+        router.get("/metrics") { _, _ in
+            let body = PrometheusText.render(metrics.flatMap { $0.samples() })
+            var headers = HTTPHeaders()
+            headers.set(name: "Content-Type", value: PrometheusText.contentType)
+            return .response(HTTPResponse(status: .ok, headers: headers, body: Array(body.utf8)))
         }
     }
 }

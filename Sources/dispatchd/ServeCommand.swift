@@ -54,13 +54,18 @@ struct ServeCommand: ParsableCommand {
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
-        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator))
+        let serverMetrics = HTTPServerMetricsSource()
+        let application = APIApplication(
+            readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator),
+            metrics: [serverMetrics, PoolMetricsSource(pool: session.pool)]
+        )
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
             middleware: application.middleware,
             logger: logger
         )
+        serverMetrics.attach(server)
         // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
         // deferred session close stops the embedded PostgreSQL before exiting 0.
         server.installSignalHandlers()

@@ -57,6 +57,21 @@ import TestSupport
         #expect(try server.client.get("/readyz").status == 503)
     }
 
+    @Test func metricsAnswersPrometheusTextWithServerAndPoolCounters() throws {
+        let database = try TestDatabase.create()
+        let server = try RunningServer(pool: database.pool, migrationsDirectory: ProjectPaths.migrations)
+        defer { server.stop() }
+        _ = try server.client.get("/healthz")
+        let response = try server.client.get("/metrics")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        let lines = String(decoding: response.body, as: UTF8.self).split(separator: "\n")
+        let requests = lines.first { $0.hasPrefix("dispatch_http_requests_total ") }
+        #expect((requests.flatMap { Int($0.split(separator: " ")[1]) } ?? 0) >= 1)
+        #expect(lines.contains("# TYPE dispatch_http_requests_total counter"))
+        #expect(lines.contains { $0.hasPrefix("dispatch_db_connections_open ") })
+    }
+
     @Test func unknownPathAnswers404InTheErrorShape() throws {
         let database = try TestDatabase.create()
         let server = try RunningServer(pool: database.pool, migrationsDirectory: ProjectPaths.migrations)

@@ -10,8 +10,10 @@ final class RunningServer {
     let client: TestHTTPClient
 
     init(pool: PostgresPool, migrationsDirectory: String) throws {
+        let serverMetrics = HTTPServerMetricsSource()
         let application = APIApplication(
-            readiness: DatabaseReadinessCheck(pool: pool, migrator: Migrator(directoryPath: migrationsDirectory))
+            readiness: DatabaseReadinessCheck(pool: pool, migrator: Migrator(directoryPath: migrationsDirectory)),
+            metrics: [serverMetrics, PoolMetricsSource(pool: pool)]
         )
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, workerCount: 4),
@@ -19,6 +21,7 @@ final class RunningServer {
             middleware: application.middleware,
             logger: Logger(label: "e2e")
         )
+        serverMetrics.attach(server)
         try server.start()
         client = TestHTTPClient(port: server.boundPort)
     }
