@@ -1,0 +1,75 @@
+import Foundation
+import Postgres
+
+/// A fresh database for one test, cloned from a migrated template, with its own pool.
+/// Dropped when this object is released (keep it alive while using `pool`) or at exit.
+public final class TestDatabase: Sendable {
+    public let name: String
+    public let conninfo: String
+    public let pool: PostgresPool
+    public let cluster: TestCluster
+
+    private init(name: String, conninfo: String, pool: PostgresPool, cluster: TestCluster) {
+        self.name = name
+        self.conninfo = conninfo
+        self.pool = pool
+        self.cluster = cluster
+    }
+
+    deinit {
+        pool.close()
+        TestRegistry.shared.drop(name)
+    }
+
+    /// Creates `t_<random>` from the template migrated with `migrations` (default: the
+    /// repository's `migrations/`, which may be empty or absent). Throws when PostgreSQL is
+    /// unavailable — database tests fail loudly rather than skip.
+    public static func create(
+        migrations: URL? = TestDatabase.repositoryMigrationsDirectory,
+        poolSize: Int = 4,
+        acquisitionTimeout: Duration = .seconds(5)
+    ) throws -> TestDatabase {
+        let cluster = try TestCluster.shared()
+        let template = try TestRegistry.shared.template(for: migrations, cluster: cluster)
+        let name = "t_" + TestRegistry.randomSuffix()
+        try TestRegistry.admin(cluster) {
+            try $0.execute("CREATE DATABASE \(unsafeSQL: name) TEMPLATE \(unsafeSQL: template)")
+        }
+        TestRegistry.shared.register(name)
+        let conninfo = cluster.conninfo(database: name)
+        let pool = PostgresPool(configuration: .init(conninfo: conninfo, size: poolSize, acquisitionTimeout: acquisitionTimeout))
+        return TestDatabase(name: name, conninfo: conninfo, pool: pool, cluster: cluster)
+    }
+
+    /// A pool with custom settings on this database (the caller closes it).
+    public func makePool(size: Int, acquisitionTimeout: Duration = .seconds(5)) -> PostgresPool {
+        PostgresPool(configuration: .init(conninfo: conninfo, size: size, acquisitionTimeout: acquisitionTimeout))
+    }
+
+    /// A standalone connection to this database.
+    public func connect() throws -> PostgresConnection {
+        try PostgresConnection(conninfo)
+    }
+
+    /// Drops the database now (idempotent).
+    public func drop() {
+        pool.close()
+        TestRegistry.shared.drop(name)
+    }
+
+    /// The repository's `migrations/`, found by walking up from this file to Package.swift;
+    /// nil when the directory does not exist (yet).
+    public static var repositoryMigrationsDirectory: URL? {
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+                let migrations = directory.appendingPathComponent("migrations", isDirectory: true)
+                var isDirectory: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: migrations.path, isDirectory: &isDirectory)
+                return exists && isDirectory.boolValue ? migrations : nil
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+}
