@@ -147,14 +147,21 @@ struct ConnectionStateMachine {
         }
     }
 
-    /// The peer sent FIN. Returns true when the loop should close right away.
+    /// The peer sent FIN. Returns true when the loop should close right away. A client may
+    /// half-close after sending its (pipelined) requests: whatever it sent in full is still
+    /// answered, then the connection closes.
     mutating func receivedEOF() -> Bool {
-        if phase == .awaitingResponse && current != nil {
+        let answerPending = (phase == .awaitingResponse && current != nil)
+            || (phase == .readingHead && !requestStarted && (hasPendingOutput || inbox.count > inboxStart))
+        if answerPending {
             peerClosed = true
             return false
         }
         return !(phase == .closing && hasPendingOutput)
     }
+
+    /// The peer is gone and nothing is left to answer.
+    var finishedAfterPeerClose: Bool { peerClosed && isIdle }
 
     private mutating func parseInbox(env: ConnectionEnvironment) -> Dispatch? {
         var buffer: [UInt8] = []
@@ -223,7 +230,7 @@ struct ConnectionStateMachine {
         let handlerSetConnection = response.headers.fields.contains {
             HTTPResponseEncoder.asciiCaseInsensitiveEquals($0.name, "connection")
         }
-        let keepAlive = inFlight.keepAlive && !env.shuttingDown && !peerClosed
+        let keepAlive = inFlight.keepAlive && !env.shuttingDown && !(peerClosed && inbox.count == inboxStart)
             && !(handlerSetConnection && response.headers.containsToken("close", in: "Connection"))
         var response = response
         if handlerSetConnection { response.headers.remove(name: "Connection") }

@@ -165,7 +165,9 @@ final class EventLoop: @unchecked Sendable {
     private func read(_ record: ConnectionRecord, buffer: UnsafeMutableRawBufferPointer, flags: UInt32) -> Bool {
         if !record.machine.wantsRead && !record.machine.lingering {
             // Not reading (busy with a full buffer, or the peer already half-closed): RDHUP/HUP
-            // only tell us the peer is gone.
+            // only tell us the peer is gone. (EPOLLIN can still show up here from an event
+            // reported before interest changed; it means nothing now.)
+            guard flags & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue) != 0 else { return true }
             if flags & EPOLLHUP.rawValue != 0 || record.deferred != nil
                 || (!record.machine.peerClosed && record.machine.receivedEOF()) {
                 closeConnection(record)
@@ -212,7 +214,9 @@ final class EventLoop: @unchecked Sendable {
             dispatch(next, on: record)
             return service(record)
         }
-        if shuttingDown && record.machine.isIdle { return closeConnection(record) }
+        if (shuttingDown && record.machine.isIdle) || record.machine.finishedAfterPeerClose {
+            return closeConnection(record)
+        }
         if record.machine.readyToLinger {
             if record.machine.peerClosed { return closeConnection(record) }
             shutdown(record.fd, Int32(SHUT_WR))

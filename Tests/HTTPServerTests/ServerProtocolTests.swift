@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTP1
 import HTTPServer
 import Synchronization
@@ -221,6 +222,20 @@ import Testing
             #expect(done.wait(timeout: .now() + 30) == .success)
             #expect(failures.withLock { $0 } == 0)
             #expect(server.metrics.totalRequests == 1000)
+        }
+    }
+}
+
+@Suite struct ServerHalfCloseTests {
+    @Test func pipelinedRequestsThenHalfClose_allAnsweredThenClosed() throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port)
+            try client.send((0..<8).map { "GET /count/\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+            shutdown(client.fd, Int32(SHUT_WR))
+            for n in 0..<8 {
+                #expect(try client.readResponse().bodyText == "\(n)")
+            }
+            #expect(client.waitForClose())
         }
     }
 }

@@ -87,3 +87,36 @@ import Testing
         }
     }
 }
+
+@Suite struct ServerWriteTests {
+    static func bigRouter(size: Int) -> Router {
+        var router = Router()
+        let body = [UInt8](repeating: 0x78, count: size)
+        router.get("/big") { _, _ in .response(HTTPResponse(body: body)) }
+        return router
+    }
+
+    @Test func largeResponse_exceedingSocketBuffers_arrivesWhole() throws {
+        let size = 8 * 1024 * 1024
+        try withServer(router: Self.bigRouter(size: size)) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.body.count == size)
+            try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().body.count == size)
+        }
+    }
+
+    @Test func slowReader_isCutOffByWriteTimeout() throws {
+        let size = 64 * 1024 * 1024
+        let configuration = testConfiguration { $0.writeTimeout = .milliseconds(300) }
+        try withServer(configuration, router: Self.bigRouter(size: size)) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            usleep(1_500_000) // read nothing while the write deadline passes
+            #expect(client.waitForClose())
+            #expect(client.receivedByteCount < size)
+        }
+    }
+}

@@ -18,6 +18,8 @@ final class RawClient {
 
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// Every byte received so far, for tests that only count.
+    private(set) var receivedByteCount = 0
 
     init(port: Int, readTimeoutSeconds: Int = 5) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -58,6 +60,7 @@ final class RawClient {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if received > 0 {
+            receivedByteCount += received
             buffer.append(contentsOf: chunk[..<received])
             return true
         }
@@ -100,11 +103,13 @@ final class RawClient {
         return response
     }
 
-    /// True when the server closes the connection (EOF or reset) before `timeout`.
+    /// True when the server closes the connection (EOF or reset) before a read times out.
+    /// Received bytes are counted, then dropped.
     func waitForClose() -> Bool {
         while true {
             do {
                 if try !fill() { return true }
+                buffer.removeAll(keepingCapacity: true)
             } catch {
                 return false
             }
