@@ -1,45 +1,52 @@
 import Foundation
-import Glibc
 
 /// Runs a helper program to completion and captures its combined output.
+///
+/// Uses posix_spawn + waitpid directly: Foundation's Process did not reliably reap children
+/// when waited on from test threads (observed hangs with a zombie runuser).
 enum ProcessRunner {
     struct Result {
         let status: Int32
         let output: String
     }
 
-    /// posix_spawn + waitpid instead of Foundation.Process: Process detects exit through a
-    /// socket the child inherits, and `pg_ctl start` leaves a server holding it forever.
+    /// Output goes to a temporary file rather than a pipe: `pg_ctl start` leaves a server
+    /// running, and a pipe inherited by it would never reach end-of-file.
     static func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil) throws -> Result {
         let outputPath = NSTemporaryDirectory() + "/embedded-pg-\(UUID().uuidString).log"
-        let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw EmbeddedPostgresError(kind: .filesystem, message: "cannot create \(outputPath)") }
-        defer { close(fd); unlink(outputPath) }
+        let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard outputDescriptor >= 0 else {
+            throw EmbeddedPostgresError(kind: .filesystem, message: "cannot create \(outputPath): errno \(errno)")
+        }
+        defer {
+            close(outputDescriptor)
+            unlink(outputPath)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fd, 1)
-        posix_spawn_file_actions_adddup2(&actions, fd, 2)
-        // glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift; a shell changes
-        // directory instead. Paths travel as arguments ($0, $@), never inside the script text.
-        var program = executable
-        var commandLine = [executable] + arguments
-        if let currentDirectory {
-            program = "/bin/sh"
-            commandLine = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", currentDirectory] + commandLine
-        }
-        let argv = commandLine.map { strdup($0) } + [nil]
+        posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 2)
+        // posix_spawn_file_actions_addchdir_np is not visible to Swift; `env -C` does the chdir.
+        let (program, programArguments) = currentDirectory.map { ("/usr/bin/env", ["-C", $0, executable] + arguments) }
+            ?? (executable, arguments)
+        let argv = ([program] + programArguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw EmbeddedPostgresError(kind: .commandFailed, message: "cannot start \(executable): errno \(spawned)")
+        let spawnError = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        guard spawnError == 0 else {
+            throw EmbeddedPostgresError(kind: .commandFailed, message: "cannot start \(executable): errno \(spawnError)")
         }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else {
+                throw EmbeddedPostgresError(kind: .commandFailed, message: "waitpid for \(executable) failed: errno \(errno)")
+            }
+        }
         let data = FileManager.default.contents(atPath: outputPath) ?? Data()
+        // WIFEXITED/WEXITSTATUS are macros; decode the status word by hand.
+        let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: exitStatus, output: String(decoding: data, as: UTF8.self))
     }
 }

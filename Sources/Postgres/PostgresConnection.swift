@@ -11,10 +11,14 @@ public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Prepared statement name → SQL, so a name is PQprepare'd once per session.
     private var preparedStatements: [String: String] = [:]
+    /// Set by the notice receiver when the server announced (FATAL/PANIC) that it is
+    /// closing this session, e.g. after pg_terminate_backend or at shutdown.
+    fileprivate var serverAnnouncedTermination = false
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         handle = try Self.connect(configuration, connectTimeout: configuration.connectTimeout)
+        installNoticeReceiver()
         try applySessionSettings()
     }
 
@@ -27,6 +31,7 @@ public final class PostgresConnection: @unchecked Sendable {
     init(configuration: Configuration, connectTimeout: Duration) throws {
         self.configuration = configuration
         handle = try Self.connect(configuration, connectTimeout: connectTimeout)
+        installNoticeReceiver()
         try applySessionSettings()
     }
 
@@ -130,7 +135,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The connection is open and libpq believes it is usable. Does no I/O.
     public var isHealthy: Bool {
         guard let handle else { return false }
-        return PQstatus(handle) == CONNECTION_OK
+        return PQstatus(handle) == CONNECTION_OK && !serverAnnouncedTermination
     }
 
     public var transactionStatus: TransactionStatus {
@@ -148,22 +153,29 @@ public final class PostgresConnection: @unchecked Sendable {
     /// has nothing to say, so a readable socket means the server sent an error (e.g. it was
     /// terminated or is shutting down) or closed the connection.
     func isIdleConnectionAlive() -> Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
-        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        guard descriptor.fd >= 0 else { return false }
-        let ready = poll(&descriptor, 1, 0)
-        if ready == 0 { return true }
-        if ready < 0 { return false }
-        guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
-        // Notifications for a pooled connection are not anyone's business; drop them.
-        while let notification = PQnotifies(handle) { PQfreemem(notification) }
-        return PQisBusy(handle) == 0
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !serverAnnouncedTermination else { return false }
+        // A terminated backend sends a FATAL message and then closes; one PQconsumeInput may
+        // read only the message, so keep reading while the socket stays readable to reach EOF.
+        for _ in 0..<4 {
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard descriptor.fd >= 0 else { return false }
+            let ready = poll(&descriptor, 1, 0)
+            if ready == 0 { return PQisBusy(handle) == 0 }
+            if ready < 0 { return false }
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
+            // Notifications for a pooled connection are not anyone's business; drop them.
+            while let notification = PQnotifies(handle) { PQfreemem(notification) }
+            if serverAnnouncedTermination { return false }
+        }
+        // Still chattering after several reads: not a quiet idle session, do not trust it.
+        return false
     }
 
     /// Re-establishes the session (PQreset) and re-applies the session settings.
     public func reset() throws {
         guard let handle else { throw PostgresError(kind: .closed, message: "connection is closed") }
         preparedStatements.removeAll()
+        serverAnnouncedTermination = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw PostgresResult.connectionError(handle, fallback: "reset failed")
@@ -195,6 +207,24 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         defer { PQfreemem(escaped) }
         return String(cString: escaped)
+    }
+
+    /// libpq prints notices to stderr by default. Errors that matter reach callers as
+    /// PostgresError, so notices are dropped — except that an unsolicited FATAL on an idle
+    /// session marks the connection as going away.
+    private func installNoticeReceiver() {
+        guard let handle else { return }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        PQsetNoticeReceiver(handle, { context, result in
+            guard let context, let result,
+                  let severity = PQresultErrorField(result, Int32(bitPattern: CLibPQDiagSeverityNonLocalized.rawValue))
+            else { return }
+            let level = String(cString: severity)
+            if level == "FATAL" || level == "PANIC" {
+                // The receiver runs synchronously inside libpq calls made by the owning thread.
+                Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().serverAnnouncedTermination = true
+            }
+        }, context)
     }
 
     private static func connect(_ configuration: Configuration, connectTimeout: Duration) throws -> OpaquePointer {

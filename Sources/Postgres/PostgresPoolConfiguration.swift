@@ -39,5 +39,12 @@ extension PostgresPool {
         public var inUse: Int
         public var idle: Int
         public var waiting: Int
+
+        public init(open: Int, inUse: Int, idle: Int, waiting: Int) {
+            self.open = open
+            self.inUse = inUse
+            self.idle = idle
+            self.waiting = waiting
+        }
     }
 }

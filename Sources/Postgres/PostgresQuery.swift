@@ -52,6 +52,13 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(binds.count)"
         }
 
+        /// Binds an optional value; nil is SQL NULL typed as `Value`. (A separate overload so
+        /// the compiler does not warn about interpolating optionals.)
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            binds.append(PostgresBind(value))
+            sql += "$\(binds.count)"
+        }
+
         /// Splices raw SQL text. Only for identifiers or fragments from fixed lists in code:
         /// anything derived from input here is an injection hole.
         public mutating func appendInterpolation(unsafeSQL fragment: String) {

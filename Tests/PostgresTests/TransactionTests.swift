@@ -1,0 +1,85 @@
+import Postgres
+import Testing
+import TestSupport
+
+private struct Boom: Error {}
+
+@Suite struct TransactionTests {
+    let db: TestDatabase
+
+    init() throws {
+        db = try TestDatabase.create()
+        try db.pool.execute("CREATE TABLE items (name text PRIMARY KEY)")
+    }
+
+    private func count() throws -> Int {
+        try db.pool.query("SELECT count(*) AS n FROM items").first?.decode("n", as: Int.self) ?? -1
+    }
+
+    @Test func successfulBodyCommits() throws {
+        let value = try db.pool.withTransaction { connection in
+            try connection.execute("INSERT INTO items VALUES (\("a"))")
+            return 7
+        }
+        #expect(value == 7)
+        #expect(try count() == 1)
+    }
+
+    @Test func throwingBodyRollsBack() throws {
+        #expect(throws: Boom.self) {
+            try db.pool.withTransaction { connection in
+                try connection.execute("INSERT INTO items VALUES (\("a"))")
+                throw Boom()
+            }
+        }
+        #expect(try count() == 0)
+    }
+
+    @Test func serverErrorInBodyRollsBackEarlierStatements() throws {
+        #expect(throws: PostgresError.self) {
+            try db.pool.withTransaction { connection in
+                try connection.execute("INSERT INTO items VALUES (\("a"))")
+                try connection.execute("INSERT INTO items VALUES (\("a"))")
+            }
+        }
+        #expect(try count() == 0)
+    }
+
+    @Test func swallowedErrorMakesCommitThrowInsteadOfSilentRollback() throws {
+        let error = try #require(throws: PostgresError.self) {
+            try db.pool.withTransaction { connection in
+                try connection.execute("INSERT INTO items VALUES (\("a"))")
+                _ = try? connection.execute("INSERT INTO items VALUES (\("a"))")
+            }
+        }
+        #expect(error.code == .inFailedSQLTransaction)
+        #expect(try count() == 0)
+    }
+
+    @Test func isolationLevelIsApplied() throws {
+        let level = try db.pool.withTransaction(isolation: .serializable) { connection in
+            try connection.query("SHOW transaction_isolation").first?.decode(0, as: String.self)
+        }
+        #expect(level == "serializable")
+    }
+
+    @Test func connectionReturnedMidTransactionIsRolledBackBeforeReuse() throws {
+        let pool = db.makePool(size: 1)
+        defer { pool.close() }
+        try pool.withConnection { connection in
+            try connection.execute("BEGIN")
+            try connection.execute("INSERT INTO items VALUES (\("leaked"))")
+        }
+        try pool.withConnection { connection in
+            #expect(connection.transactionStatus == .idle)
+            _ = try? connection.execute("BEGIN")
+            _ = try? connection.execute("SELECT 1/0")
+            #expect(connection.transactionStatus == .inFailedTransaction)
+        }
+        let (status, leaked) = try pool.withConnection { connection in
+            (connection.transactionStatus, try connection.query("SELECT count(*) AS n FROM items").first?.decode("n", as: Int.self))
+        }
+        #expect(status == .idle)
+        #expect(leaked == 0)
+    }
+}
