@@ -104,6 +104,11 @@ public final class PostgresConnection: @unchecked Sendable {
         isolation: PostgresIsolationLevel? = nil,
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
+        // A nested BEGIN is only a warning in PostgreSQL, and the inner COMMIT would commit
+        // the outer transaction early.
+        guard transactionStatus == .idle else {
+            throw PostgresError(kind: .misuse, message: "withTransaction called while a transaction is already open")
+        }
         if let isolation {
             try execute("BEGIN ISOLATION LEVEL \(unsafeSQL: isolation.rawValue)")
         } else {
