@@ -171,4 +171,19 @@ import TestSupport
             #expect(throws: PostgresError.self) { try connection.queryPrepared(name: "double", "SELECT 1") }
         }
     }
+
+    @Test func executeReturnsAffectedRowCounts() throws {
+        try db.pool.execute("CREATE TABLE counters (n int)")
+        #expect(try db.pool.execute("INSERT INTO counters SELECT g FROM generate_series(1, 4) g") == 4)
+        #expect(try db.pool.execute("UPDATE counters SET n = n + 1 WHERE n > \(2)") == 2)
+        #expect(try db.pool.execute("DELETE FROM counters WHERE n = \(999)") == 0)
+        #expect(try db.pool.query("DELETE FROM counters").commandTag == "DELETE 4")
+    }
+
+    @Test func nullArrayElementForNonOptionalElementTypeThrows() throws {
+        let row = try #require(try db.pool.query("SELECT ARRAY['a', NULL]::text[] AS a").first)
+        let error = try #require(throws: PostgresError.self) { try row.decode("a", as: [String].self) }
+        #expect(error.kind == .decoding)
+        #expect(try row.decode("a", as: [String?].self) == ["a", nil])
+    }
 }
