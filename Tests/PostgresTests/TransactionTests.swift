@@ -108,6 +108,27 @@ private struct Boom: Error {}
         #expect(try count() == 1)
     }
 
+    @Test func realWriteSkewSerializationFailureIsRetried() throws {
+        let other = try db.connect()
+        defer { other.close() }
+        let attempts = Counter()
+        try db.pool.withTransaction(isolation: .serializable, maxAttempts: 3) { connection in
+            let attempt = attempts.increment()
+            _ = try connection.query("SELECT count(*) FROM items WHERE name LIKE 'x%'")
+            if attempt == 1 {
+                // A concurrent serializable transaction reads the same predicate and commits
+                // a conflicting insert first: classic write skew.
+                try other.withTransaction(isolation: .serializable) { other in
+                    _ = try other.query("SELECT count(*) FROM items WHERE name LIKE 'x%'")
+                    try other.execute("INSERT INTO items VALUES (\("x-other"))")
+                }
+            }
+            try connection.execute("INSERT INTO items VALUES (\("x-mine"))")
+        }
+        #expect(attempts.value == 2)
+        #expect(try count() == 2)
+    }
+
     @Test func serializationFailureIsNotRetriedByDefault() throws {
         let attempts = Counter()
         let error = try #require(throws: PostgresError.self) {
