@@ -169,6 +169,9 @@ import TestSupport
             let count = try connection.query("SELECT count(*) AS n FROM pg_prepared_statements WHERE name = 'double'")
             #expect(try count.first?.decode("n", as: Int.self) == 1)
             #expect(throws: PostgresError.self) { try connection.queryPrepared(name: "double", "SELECT 1") }
+            try connection.execute("DEALLOCATE ALL")
+            let again = try connection.queryPrepared(name: "double", "SELECT \(21) * 2 AS d")
+            #expect(try again.first?.decode("d", as: Int.self) == 42)
         }
     }
 
