@@ -74,4 +74,20 @@ import Testing
         let error = try #require(throws: EmbeddedPostgresError.self) { try server.createDatabase("x\"; DROP") }
         #expect(error.kind == .invalidArgument)
     }
+
+    @Test func missingBinariesAreReportedWithInstallHint() throws {
+        let error = try #require(throws: EmbeddedPostgresError.self) {
+            try EmbeddedPostgres(configuration: .init(dataDirectory: "/tmp/dispatch-unused", binDirectory: "/nonexistent/bin"))
+        }
+        #expect(error.kind == .binariesNotFound)
+        #expect(error.message.contains("apt-get install -y postgresql"))
+    }
+
+    @Test func socketPathTooLongIsRejected() throws {
+        let longDirectory = "/tmp/" + String(repeating: "s", count: 110)
+        let error = try #require(throws: EmbeddedPostgresError.self) {
+            try EmbeddedPostgres(configuration: .init(dataDirectory: "/tmp/dispatch-unused", socketDirectory: longDirectory))
+        }
+        #expect(error.kind == .invalidArgument)
+    }
 }
