@@ -33,6 +33,12 @@ public final class EmbeddedPostgres: Sendable {
 
     public var conninfo: String { conninfo() }
 
+    /// The same target as a URL (`postgresql:///db?host=…&port=…&user=postgres`), for
+    /// settings such as DATABASE_URL that require the URL form.
+    public func url(database: String = "postgres") -> String {
+        "postgresql:///\(database)?host=\(socketDirectory)&port=\(configuration.port)&user=postgres"
+    }
+
     /// Initializes the data directory if needed and starts the server; returns once it
     /// accepts connections. Adopts a server already running on this data directory.
     public func start() throws {

@@ -24,7 +24,7 @@ public struct PostgresBinaries: Sendable, Equatable {
             guard isComplete(explicitDirectory) else {
                 throw EmbeddedPostgresError(
                     kind: .binariesNotFound,
-                    message: "initdb/pg_ctl/postgres not found in \(explicitDirectory)")
+                    message: "initdb/pg_ctl/postgres not found in \(explicitDirectory); install postgresql: apt-get install -y postgresql")
             }
             return PostgresBinaries(directory: explicitDirectory)
         }

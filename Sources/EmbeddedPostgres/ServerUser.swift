@@ -40,7 +40,11 @@ struct ServerUser {
         var info = stat()
         if lstat(path, &info) != 0 {
             do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                // Parents get ordinary permissions so the server user can traverse them; only
+                // the directory itself is private.
+                let parent = (path as NSString).deletingLastPathComponent
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw EmbeddedPostgresError(kind: .filesystem, message: "cannot create \(path): \(error)")
             }

@@ -111,11 +111,9 @@ public struct Migrator: Sendable {
         }
         let filesByVersion = Dictionary(files.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first })
         let appliedVersions = Set(applied.map(\.version))
-        var mismatches: [AppliedMigration] = []
-        for record in applied {
-            if let file = filesByVersion[record.version], try checksum(of: file, on: connection) != record.checksum {
-                mismatches.append(record)
-            }
+        let checksums = try checksums(of: files, on: connection)
+        let mismatches = applied.filter { record in
+            filesByVersion[record.version] != nil && checksums[record.version] != record.checksum
         }
         return MigrationStatus(
             applied: applied,
@@ -149,11 +147,21 @@ public struct Migrator: Sendable {
         logger.info("applied migration", metadata: ["version": "\(file.version)", "name": "\(file.name)"])
     }
 
-    private func checksum(of file: MigrationFile, on connection: PostgresConnection) throws -> String {
-        let rows = try connection.query("SELECT encode(sha256(\(Data(file.sql.utf8))), 'hex') AS checksum")
-        guard let value = try rows.first?.decode("checksum", as: String.self) else {
-            throw PostgresError(kind: .protocolViolation, message: "sha256 returned no row")
+    /// SHA-256 (hex) of each file's bytes, computed by the server in one round trip — the
+    /// same expression the insert uses, so the two can never disagree.
+    private func checksums(of files: [MigrationFile], on connection: PostgresConnection) throws -> [Int: String] {
+        guard !files.isEmpty else { return [:] }
+        let contents = files.map { Data($0.sql.utf8) }
+        let rows = try connection.query("""
+            SELECT encode(sha256(content), 'hex') AS checksum, position
+            FROM unnest(\(contents)) WITH ORDINALITY AS file(content, position)
+            """)
+        var result: [Int: String] = [:]
+        for row in rows {
+            let position = try row.decode("position", as: Int.self)
+            guard files.indices.contains(position - 1) else { continue }
+            result[files[position - 1].version] = try row.decode("checksum", as: String.self)
         }
-        return value
+        return result
     }
 }

@@ -15,11 +15,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// closing this session, e.g. after pg_terminate_backend or at shutdown.
     fileprivate var serverAnnouncedTermination = false
 
-    public init(configuration: Configuration) throws {
-        self.configuration = configuration
-        handle = try Self.connect(configuration, connectTimeout: configuration.connectTimeout)
-        installNoticeReceiver()
-        try applySessionSettings()
+    public convenience init(configuration: Configuration) throws {
+        try self.init(configuration: configuration, connectTimeout: configuration.connectTimeout)
     }
 
     /// Connects with default session settings to a conninfo string or `postgres://` URL.
@@ -61,6 +58,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// must always be used with the same SQL.
     @discardableResult
     public func queryPrepared(name: String, _ query: PostgresQuery) throws -> PostgresRows {
+        try queryPrepared(name: name, query, mayRePrepare: true)
+    }
+
+    private func queryPrepared(name: String, _ query: PostgresQuery, mayRePrepare: Bool) throws -> PostgresRows {
         let connection = try liveHandle()
         if let known = preparedStatements[name] {
             guard known == query.sql else {
@@ -77,10 +78,11 @@ public final class PostgresConnection: @unchecked Sendable {
                 let result = PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 0)
                 return try PostgresResult.consume(result, connection: connection)
             }
-        } catch let error as PostgresError where error.code == .invalidSQLStatementName && transactionStatus == .idle {
+        } catch let error as PostgresError
+            where mayRePrepare && error.code == .invalidSQLStatementName && transactionStatus == .idle {
             // Someone ran DEALLOCATE/DISCARD ALL: forget the cache entry and prepare again once.
             preparedStatements[name] = nil
-            return try queryPrepared(name: name, query)
+            return try queryPrepared(name: name, query, mayRePrepare: false)
         }
     }
 
@@ -104,6 +106,12 @@ public final class PostgresConnection: @unchecked Sendable {
         isolation: PostgresIsolationLevel? = nil,
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
+        _ = try liveHandle()
+        // A nested BEGIN is only a warning in PostgreSQL, and the inner COMMIT would commit
+        // the outer transaction early.
+        guard transactionStatus == .idle else {
+            throw PostgresError(kind: .misuse, message: "withTransaction called while a transaction is already open")
+        }
         if let isolation {
             try execute("BEGIN ISOLATION LEVEL \(unsafeSQL: isolation.rawValue)")
         } else {

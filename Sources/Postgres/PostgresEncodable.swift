@@ -27,6 +27,7 @@ enum PostgresTypeOID {
     static let numeric: UInt32 = 1700
     static let uuid: UInt32 = 2950
     static let boolArray: UInt32 = 1000
+    static let byteaArray: UInt32 = 1001
     static let int4Array: UInt32 = 1007
     static let textArray: UInt32 = 1009
     static let int8Array: UInt32 = 1016
@@ -100,6 +101,7 @@ extension Date: PostgresEncodable {
 
 extension Data: PostgresEncodable {
     public static var postgresTypeOID: UInt32 { PostgresTypeOID.bytea }
+    public static var postgresArrayTypeOID: UInt32 { PostgresTypeOID.byteaArray }
     /// bytea hex format: `\x` followed by two lowercase hex digits per byte.
     public var postgresText: String? { PostgresBytea.encode(self) }
 }

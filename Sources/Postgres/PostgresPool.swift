@@ -36,12 +36,25 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `body` inside BEGIN … COMMIT (ROLLBACK when it throws).
+    ///
+    /// With `maxAttempts` > 1 the whole transaction is retried (on the same connection) when
+    /// it fails with a serialization failure or deadlock — the errors PostgreSQL expects
+    /// clients to retry. `body` must then be safe to run again (its effects were rolled back).
     public func withTransaction<Result>(
         isolation: PostgresIsolationLevel? = nil,
+        maxAttempts: Int = 1,
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
         try withConnection { connection in
-            try connection.withTransaction(isolation: isolation, body)
+            var attempt = 1
+            while true {
+                do {
+                    return try connection.withTransaction(isolation: isolation, body)
+                } catch let error as PostgresError
+                    where attempt < maxAttempts && (error.code == .serializationFailure || error.code == .deadlockDetected) {
+                    attempt += 1
+                }
+            }
         }
     }
 

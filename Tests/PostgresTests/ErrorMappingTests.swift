@@ -107,7 +107,7 @@ import TestSupport
     }
 
     @Test func urlConninfoWithUnixSocketHostConnects() throws {
-        var urls = [db.conninfo]
+        var urls = [db.conninfo, db.url]
         if let server = db.cluster.embedded {
             let encodedHost = server.socketDirectory.replacingOccurrences(of: "/", with: "%2F")
             urls = [

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Migrator behaviour against real databases, with fixture directories written per test.
-@Suite struct MigratorTests {
+@Suite final class MigratorTests {
     let db: TestDatabase
     let directory: URL
 
@@ -12,6 +12,10 @@ import TestSupport
         db = try TestDatabase.create(migrations: nil)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
     }
 
     private func write(_ files: [String: String], into target: URL? = nil) throws {

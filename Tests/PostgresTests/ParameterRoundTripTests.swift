@@ -169,6 +169,24 @@ import TestSupport
             let count = try connection.query("SELECT count(*) AS n FROM pg_prepared_statements WHERE name = 'double'")
             #expect(try count.first?.decode("n", as: Int.self) == 1)
             #expect(throws: PostgresError.self) { try connection.queryPrepared(name: "double", "SELECT 1") }
+            try connection.execute("DEALLOCATE ALL")
+            let again = try connection.queryPrepared(name: "double", "SELECT \(21) * 2 AS d")
+            #expect(try again.first?.decode("d", as: Int.self) == 42)
         }
+    }
+
+    @Test func executeReturnsAffectedRowCounts() throws {
+        try db.pool.execute("CREATE TABLE counters (n int)")
+        #expect(try db.pool.execute("INSERT INTO counters SELECT g FROM generate_series(1, 4) g") == 4)
+        #expect(try db.pool.execute("UPDATE counters SET n = n + 1 WHERE n > \(2)") == 2)
+        #expect(try db.pool.execute("DELETE FROM counters WHERE n = \(999)") == 0)
+        #expect(try db.pool.query("DELETE FROM counters").commandTag == "DELETE 4")
+    }
+
+    @Test func nullArrayElementForNonOptionalElementTypeThrows() throws {
+        let row = try #require(try db.pool.query("SELECT ARRAY['a', NULL]::text[] AS a").first)
+        let error = try #require(throws: PostgresError.self) { try row.decode("a", as: [String].self) }
+        #expect(error.kind == .decoding)
+        #expect(try row.decode("a", as: [String?].self) == ["a", nil])
     }
 }

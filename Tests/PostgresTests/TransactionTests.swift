@@ -82,4 +82,74 @@ private struct Boom: Error {}
         #expect(status == .idle)
         #expect(leaked == 0)
     }
+
+    @Test func nestedTransactionIsRejected() throws {
+        let error = try #require(throws: PostgresError.self) {
+            try db.pool.withTransaction { connection in
+                try connection.execute("INSERT INTO items VALUES (\("outer"))")
+                try connection.withTransaction { _ in }
+            }
+        }
+        #expect(error.kind == .misuse)
+        #expect(try count() == 0)
+    }
+
+    @Test func serializationFailureIsRetriedUpToMaxAttempts() throws {
+        let attempts = Counter()
+        let result = try db.pool.withTransaction(isolation: .serializable, maxAttempts: 3) { connection in
+            try connection.execute("INSERT INTO items VALUES (\("retried"))")
+            if attempts.increment() == 1 {
+                throw PostgresError(kind: .server, code: .serializationFailure, message: "simulated")
+            }
+            return "done"
+        }
+        #expect(result == "done")
+        #expect(attempts.value == 2)
+        #expect(try count() == 1)
+    }
+
+    @Test func realWriteSkewSerializationFailureIsRetried() throws {
+        let other = try db.connect()
+        defer { other.close() }
+        let attempts = Counter()
+        try db.pool.withTransaction(isolation: .serializable, maxAttempts: 3) { connection in
+            let attempt = attempts.increment()
+            _ = try connection.query("SELECT count(*) FROM items WHERE name LIKE 'x%'")
+            if attempt == 1 {
+                // A concurrent serializable transaction reads the same predicate and commits
+                // a conflicting insert first: classic write skew.
+                try other.withTransaction(isolation: .serializable) { other in
+                    _ = try other.query("SELECT count(*) FROM items WHERE name LIKE 'x%'")
+                    try other.execute("INSERT INTO items VALUES (\("x-other"))")
+                }
+            }
+            try connection.execute("INSERT INTO items VALUES (\("x-mine"))")
+        }
+        #expect(attempts.value == 2)
+        #expect(try count() == 2)
+    }
+
+    @Test func serializationFailureIsNotRetriedByDefault() throws {
+        let attempts = Counter()
+        let error = try #require(throws: PostgresError.self) {
+            try db.pool.withTransaction { _ in
+                attempts.increment()
+                throw PostgresError(kind: .server, code: .serializationFailure, message: "simulated")
+            }
+        }
+        #expect(error.code == .serializationFailure)
+        #expect(attempts.value == 1)
+    }
+}
+
+private final class Counter: @unchecked Sendable {
+    private var count = 0
+
+    @discardableResult
+    func increment() -> Int {
+        count += 1
+        return count
+    }
+
+    var value: Int { count }
 }

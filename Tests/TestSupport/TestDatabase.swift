@@ -41,6 +41,12 @@ public final class TestDatabase: Sendable {
         return TestDatabase(name: name, conninfo: conninfo, pool: pool, cluster: cluster)
     }
 
+    /// This database as a `postgres://` URL (for DATABASE_URL in subprocess tests).
+    public var url: String {
+        if let server = cluster.embedded { return server.url(database: name) }
+        return conninfo
+    }
+
     /// A pool with custom settings on this database (the caller closes it).
     public func makePool(size: Int, acquisitionTimeout: Duration = .seconds(5)) -> PostgresPool {
         PostgresPool(configuration: .init(conninfo: conninfo, size: size, acquisitionTimeout: acquisitionTimeout))

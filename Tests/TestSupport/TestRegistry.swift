@@ -11,6 +11,8 @@ final class TestRegistry: @unchecked Sendable {
     private let templateLock = NSLock()
     // The fields below are only touched while `lock` is held.
     private var startedCluster: TestCluster?
+    /// A failed start is remembered so every test reports it without retrying initdb.
+    private var startFailure: (any Error)?
     private var templates: [String: String] = [:]
     private var liveDatabases: Set<String> = []
     private var registeredExitHandler = false
@@ -19,7 +21,14 @@ final class TestRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let startedCluster { return startedCluster }
-        let cluster = try TestCluster.start()
+        if let startFailure { throw startFailure }
+        let cluster: TestCluster
+        do {
+            cluster = try TestCluster.start()
+        } catch {
+            startFailure = error
+            throw error
+        }
         startedCluster = cluster
         if !registeredExitHandler {
             registeredExitHandler = true

@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import Testing
 
-/// Decoding of the timestamp text forms the server and clients produce, without a server.
-@Suite struct TimestampParsingTests {
+/// Timestamp and array-literal text formats, parsed and formatted without a server.
+@Suite struct TextFormatParsingTests {
     @Test(arguments: [
         ("2026-11-22 10:15:30.123456+00", 1_795_342_530.123456),
         ("2026-11-22 10:15:30+00", 1_795_342_530.0),
