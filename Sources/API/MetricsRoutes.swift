@@ -6,7 +6,7 @@ import Postgres
 /// routes (SPEC 5): keep it off the public internet at the proxy.
 enum MetricsRoutes {
     static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?) {
-        router.get("/metrics") { _, _ in
+        router.get("/metrics", runsOnEventLoop: true) { _, _ in
             var output = PrometheusText()
             metrics.write(to: &output)
             if let pool {

@@ -6,7 +6,7 @@ enum OperationsRoutes {
     static func register(on router: inout Router, readiness: any ReadinessCheck) {
         // Liveness: answers while the process can serve HTTP at all. No database access, so a
         // database outage never gets healthy instances restarted.
-        router.get("/healthz") { _, _ in
+        router.get("/healthz", runsOnEventLoop: true) { _, _ in
             .response(try .json(["status": "ok"]))
         }
 

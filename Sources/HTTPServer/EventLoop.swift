@@ -246,7 +246,7 @@ final class EventLoop: @unchecked Sendable {
         let address = record.remoteAddress
         let chain = chain
         let logger = logger
-        workers.submit { [self] in
+        let job: @Sendable () -> Void = { [self] in
             let context = RequestContext(requestID: dispatch.requestID,
                                          query: QueryParameters(parsing: dispatch.request.query),
                                          logger: logger, remoteAddress: address)
@@ -256,8 +256,11 @@ final class EventLoop: @unchecked Sendable {
             } catch {
                 reply = .response(ErrorMiddleware.render(error, context: context))
             }
+            // Through the mailbox even when run inline: delivering here could dispatch the next
+            // pipelined request recursively, without bound.
             self.post(.reply(id, reply))
         }
+        if chain.responder.runsOnEventLoop(dispatch.request) { job() } else { workers.submit(job) }
     }
 
     private func deliver(_ response: HTTPResponse, to record: ConnectionRecord) {

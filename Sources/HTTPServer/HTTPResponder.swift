@@ -4,6 +4,13 @@ import HTTP1
 /// supply their own. Runs on a worker thread, so it may block (e.g. on the database).
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) throws -> HandlerReply
+    /// True when answering `request` never blocks, so the event loop may run it itself
+    /// instead of handing it to a worker (see `Router.on(_:_:runsOnEventLoop:handler:)`).
+    func runsOnEventLoop(_ request: HTTPRequest) -> Bool
+}
+
+extension HTTPResponder {
+    public func runsOnEventLoop(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// A handler as a closure.

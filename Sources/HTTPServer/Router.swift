@@ -13,6 +13,7 @@ public struct Router: HTTPResponder {
         var pattern: String
         var parameterNames: [String]
         var handler: RequestHandler
+        var runsOnEventLoop: Bool
     }
 
     struct Node: Sendable {
@@ -22,7 +23,7 @@ public struct Router: HTTPResponder {
     }
 
     enum Match {
-        case found(RequestHandler, [String: String], pattern: String)
+        case found(Route, [String: String])
         case methodNotAllowed(allow: [String])
         case notFound
     }
@@ -33,7 +34,11 @@ public struct Router: HTTPResponder {
 
     /// Registers `handler` for `method` on `pattern` (e.g. `/v1/tasks/{id}/claim`).
     /// A later registration of the same method and pattern replaces the earlier one.
-    public mutating func on(_ method: HTTPMethod, _ pattern: String, handler: @escaping RequestHandler) {
+    /// `runsOnEventLoop: true` is for handlers that never block (no database, no I/O, no locks
+    /// held for long): they skip the two thread hops to and from the worker pool. Anything
+    /// that may block must leave it false, or it stalls every connection.
+    public mutating func on(_ method: HTTPMethod, _ pattern: String, runsOnEventLoop: Bool = false,
+                            handler: @escaping RequestHandler) {
         var node = 0
         var names: [String] = []
         for segment in Self.segments(of: Substring(pattern)) {
@@ -57,7 +62,8 @@ public struct Router: HTTPResponder {
                 }
             }
         }
-        nodes[node].routes[method] = Route(pattern: pattern, parameterNames: names, handler: handler)
+        nodes[node].routes[method] = Route(pattern: pattern, parameterNames: names, handler: handler,
+                                             runsOnEventLoop: runsOnEventLoop)
     }
 
     /// Every registered (method, pattern), sorted by pattern then method: for checking the
@@ -70,11 +76,18 @@ public struct Router: HTTPResponder {
     /// The pattern of the route that would answer `method` on `path`, or nil for 404/405
     /// (so unmatched paths never become metric labels).
     public func pattern(method: HTTPMethod, path: Substring) -> String? {
-        guard case .found(_, _, let pattern)? = try? match(method: method, path: path) else { return nil }
-        return pattern
+        guard case .found(let route, _)? = try? match(method: method, path: path) else { return nil }
+        return route.pattern
     }
 
-    public mutating func get(_ pattern: String, handler: @escaping RequestHandler) { on(.get, pattern, handler: handler) }
+    public func runsOnEventLoop(_ request: HTTPRequest) -> Bool {
+        guard case .found(let route, _)? = try? match(method: request.method, path: request.path) else { return false }
+        return route.runsOnEventLoop
+    }
+
+    public mutating func get(_ pattern: String, runsOnEventLoop: Bool = false, handler: @escaping RequestHandler) {
+        on(.get, pattern, runsOnEventLoop: runsOnEventLoop, handler: handler)
+    }
     public mutating func post(_ pattern: String, handler: @escaping RequestHandler) { on(.post, pattern, handler: handler) }
     public mutating func put(_ pattern: String, handler: @escaping RequestHandler) { on(.put, pattern, handler: handler) }
     public mutating func patch(_ pattern: String, handler: @escaping RequestHandler) { on(.patch, pattern, handler: handler) }
@@ -82,10 +95,10 @@ public struct Router: HTTPResponder {
 
     public func respond(to request: HTTPRequest, context: RequestContext) throws -> HandlerReply {
         switch try match(method: request.method, path: request.path) {
-        case .found(let handler, let parameters, _):
+        case .found(let route, let parameters):
             var context = context
             context.pathParameters = parameters
-            return try handler(request, context)
+            return try route.handler(request, context)
         case .methodNotAllowed(let allow):
             let allowValue = allow.joined(separator: ", ")
             if request.method == .options {
@@ -120,7 +133,7 @@ public struct Router: HTTPResponder {
         }
         var parameters: [String: String] = [:]
         for (name, value) in zip(route.parameterNames, values) { parameters[name] = value }
-        return .found(route.handler, parameters, pattern: route.pattern)
+        return .found(route, parameters)
     }
 
     private func find(_ segments: [String], _ index: Int, _ node: Int, _ values: inout [String]) -> Int? {

@@ -38,10 +38,10 @@ import Testing
     func match_table(method: String, path: String, expected: Expected) throws {
         let match = try Self.router.match(method: HTTPMethod(method), path: Substring(path))
         switch (match, expected) {
-        case (.found(let handler, let parameters, _), .route(let name, let expectedParameters)):
+        case (.found(let route, let parameters), .route(let name, let expectedParameters)):
             let context = RequestContext(requestID: "t", logger: Logger(label: "t"), remoteAddress: "x")
             let head = HTTPRequestHead(method: HTTPMethod(method), target: path, version: .http11, headers: ["Host": "x"])
-            guard case .response(let response) = try handler(HTTPRequest(head: head), context) else {
+            guard case .response(let response) = try route.handler(HTTPRequest(head: head), context) else {
                 Issue.record("expected a response"); return
             }
             #expect(String(decoding: response.body, as: UTF8.self) == name)
