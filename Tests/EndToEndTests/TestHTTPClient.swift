@@ -28,7 +28,10 @@ struct TestHTTPClient {
     /// Safety net only: a hung server fails the test instead of hanging the suite.
     var timeoutSeconds = 15
 
-    func get(_ path: String) throws -> Response {
+    func get(_ path: String) throws -> Response { try perform(method: "GET", path: path) }
+
+    /// One request on its own connection (`Connection: close`), response read to EOF.
+    func perform(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Response {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ClientError.socket("socket: \(errno)") }
         defer { close(descriptor) }
@@ -45,19 +48,26 @@ struct TestHTTPClient {
             }
         }
         guard connected == 0 else { throw ClientError.socket("connect: \(errno)") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+        let request = Array((head + "\r\n").utf8) + body
         var sent = 0
         while sent < request.count {
-            let written = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { throw ClientError.socket("send: \(errno)") }
+            let written = request[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // The server may answer (413) and close before reading the whole body.
+            guard written > 0 else { break }
             sent += written
         }
         var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count == 0 { break }
-            guard count > 0 else { throw ClientError.socket("recv: \(errno)") }
+            guard count > 0 else {
+                if !received.isEmpty { break }
+                throw ClientError.socket("recv: \(errno)")
+            }
             received += buffer[0..<count]
         }
         return try Self.parse(received)
