@@ -59,6 +59,28 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(binds.count)"
         }
 
+        /// Splices another query, renumbering its `$n` placeholders to follow this one's binds.
+        /// Lets reusable predicates (visibility rules) be written once as queries of their own.
+        /// The fragment must not contain `$` except in placeholders (no dollar-quoted strings).
+        public mutating func appendInterpolation(_ fragment: PostgresQuery) {
+            let offset = binds.count
+            binds.append(contentsOf: fragment.binds)
+            guard offset > 0 else { sql += fragment.sql; return }
+            var scalars = fragment.sql.unicodeScalars[...]
+            while let dollar = scalars.firstIndex(of: "$") {
+                sql.unicodeScalars.append(contentsOf: scalars[..<dollar])
+                scalars = scalars[scalars.index(after: dollar)...]
+                let digits = scalars.prefix { ("0"..."9").contains($0) }
+                if let number = Int(String(String.UnicodeScalarView(digits))) {
+                    sql += "$\(number + offset)"
+                } else {
+                    sql += "$"
+                }
+                scalars = scalars[digits.endIndex...]
+            }
+            sql.unicodeScalars.append(contentsOf: scalars)
+        }
+
         /// Splices raw SQL text. Only for identifiers or fragments from fixed lists in code:
         /// anything derived from input here is an injection hole.
         public mutating func appendInterpolation(unsafeSQL fragment: String) {

@@ -153,6 +153,15 @@ import TestSupport
         #expect(try db.pool.query(query).first?.decode("n", as: Int.self) == 1)
     }
 
+    @Test func fragmentInterpolationRenumbersPlaceholdersAfterOuterBinds() throws {
+        let fragment: PostgresQuery = "(n > \(2) AND n < \(10))"
+        let query: PostgresQuery = "SELECT count(*) AS c FROM generate_series(\(1), \(20)) n WHERE \(fragment) OR n = \(15)"
+        #expect(query.sql == "SELECT count(*) AS c FROM generate_series($1, $2) n WHERE (n > $3 AND n < $4) OR n = $5")
+        #expect(try db.pool.query(query).first?.decode("c", as: Int.self) == 8)
+        let leading: PostgresQuery = "SELECT \(fragment.binds.count) AS k WHERE \(fragment)"
+        #expect(leading.sql == "SELECT $1 AS k WHERE (n > $2 AND n < $3)")
+    }
+
     @Test func rowsAreACollection() throws {
         let rows = try db.pool.query("SELECT g AS n FROM generate_series(1, 5) g")
         #expect(rows.count == 5)

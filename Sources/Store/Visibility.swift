@@ -1,0 +1,99 @@
+import Foundation
+import Postgres
+
+/// Who is asking. The rules of SPEC 2 depend on the caller's id and role only.
+public struct Viewer: Sendable, Hashable {
+    public let userID: UUID
+    public let isAdmin: Bool
+
+    public init(userID: UUID, isAdmin: Bool) {
+        self.userID = userID
+        self.isAdmin = isAdmin
+    }
+}
+
+/// The kinds of work item: tasks and activities share every rule (SPEC 2), only the table differs.
+public enum WorkItemKind: String, Sendable, CaseIterable {
+    case task, activity
+
+    /// The table name; safe to splice (fixed list).
+    public var table: String { self == .task ? "tasks" : "activities" }
+}
+
+/// SPEC 2 as SQL predicates, written once and spliced into every read and write, so no query
+/// can fetch a row the caller may not see (there is no fetch-then-check for lists to bypass).
+///
+/// Each predicate takes the alias of the row being tested (a fixed identifier from code) and
+/// is an OR of equalities on indexed columns (see migrations/0002_indexes.sql), which the
+/// planner turns into a BitmapOr of index scans or hashed sub-plans. Admins get `TRUE`.
+///
+/// The pure-Swift mirror of these rules lives in `Domain` (tested as tables); the
+/// authorization-matrix tests over HTTP check that both agree.
+public enum Visibility {
+    /// Listing `alias` is visible: owner, assigned staff, or declarer/claimer of a task or
+    /// activity on it.
+    public static func listing(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        let me = viewer.userID
+        return """
+            (\(unsafeSQL: alias).owned_by = \(me) OR \(unsafeSQL: alias).assigned_staff = \(me)
+             OR \(unsafeSQL: alias).id IN (SELECT vt.listing_id FROM tasks vt
+                                           WHERE vt.declared_by = \(me) OR vt.claimed_by = \(me))
+             OR \(unsafeSQL: alias).id IN (SELECT va.listing_id FROM activities va
+                                           WHERE va.declared_by = \(me) OR va.claimed_by = \(me)))
+            """
+    }
+
+    /// Task or activity `alias` is visible: declarer, claimer, or owner/staff of its listing.
+    public static func workItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        let me = viewer.userID
+        return """
+            (\(unsafeSQL: alias).declared_by = \(me) OR \(unsafeSQL: alias).claimed_by = \(me)
+             OR \(unsafeSQL: alias).listing_id IN (SELECT vl.id FROM listings vl
+                                                   WHERE vl.owned_by = \(me) OR vl.assigned_staff = \(me)))
+            """
+    }
+
+    /// A note, subtask or history row whose parent is (`typeColumn`, `idColumn`) is visible
+    /// when its parent is. `typeColumn` holds 'task' | 'activity' | 'listing'.
+    public static func child(typeColumn: String, idColumn: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        return """
+            ((\(unsafeSQL: typeColumn) = 'task'
+              AND \(unsafeSQL: idColumn) IN (SELECT ct.id FROM tasks ct WHERE \(workItem("ct", viewer))))
+             OR (\(unsafeSQL: typeColumn) = 'activity'
+              AND \(unsafeSQL: idColumn) IN (SELECT ca.id FROM activities ca WHERE \(workItem("ca", viewer))))
+             OR (\(unsafeSQL: typeColumn) = 'listing'
+              AND \(unsafeSQL: idColumn) IN (SELECT cl.id FROM listings cl WHERE \(listing("cl", viewer)))))
+            """
+    }
+
+    /// May update listing `alias`'s fields: owner or assigned staff.
+    public static func mayUpdateListing(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        return "(\(unsafeSQL: alias).owned_by = \(viewer.userID) OR \(unsafeSQL: alias).assigned_staff = \(viewer.userID))"
+    }
+
+    /// May delete listing `alias` or change its `owned_by` / `assigned_staff`: owner only.
+    public static func mayManageListing(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        return "(\(unsafeSQL: alias).owned_by = \(viewer.userID))"
+    }
+
+    /// May update work item `alias`'s fields (and its subtasks): declarer, claimer, or
+    /// owner/staff of its listing.
+    public static func mayUpdateWorkItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        workItem(alias, viewer)
+    }
+
+    /// May delete work item `alias`: declarer or owner of its listing.
+    public static func mayDeleteWorkItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        let me = viewer.userID
+        return """
+            (\(unsafeSQL: alias).declared_by = \(me)
+             OR \(unsafeSQL: alias).listing_id IN (SELECT ml.id FROM listings ml WHERE ml.owned_by = \(me)))
+            """
+    }
+}
