@@ -1,6 +1,7 @@
 import HTTPServer
 import Logging
 import Postgres
+import Store
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -33,6 +34,9 @@ public struct APIApplication: Sendable {
             UserRoutes.register(on: &router, auth: auth)
             APIKeyRoutes.register(on: &router, auth: auth)
             AvatarRoutes.register(on: &router, auth: auth)
+            // Push replays mutations through every route registered above, so it comes last.
+            let resources = router
+            SyncPushRoutes.register(on: &router, resources: resources, auth: auth, log: MutationLog(pool: auth.pool))
         }
         return router
     }

@@ -48,6 +48,9 @@ struct JSONRequestBody {
 
     func contains(_ field: String) -> Bool { object[field] != nil }
 
+    /// The raw value of `field`, for shapes the typed helpers do not cover (arrays of objects).
+    func value(_ field: String) -> JSONValue? { object[field] }
+
     mutating func string(_ field: String, required: Bool) -> String? {
         switch object[field] {
         case nil:
