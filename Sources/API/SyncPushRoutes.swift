@@ -20,6 +20,9 @@ import Store
 enum SyncPushRoutes {
     /// Bounds the work one request can demand; a longer queue is sent in several pushes.
     static let maximumMutations = 500
+    /// Results are kept this long; a client offline for longer re-sends mutations that are
+    /// then applied again (safe for claims, deletes and versioned upserts).
+    static let retentionDays = 30
 
     static func register(on router: inout Router, resources: Router, auth: AuthService, log: MutationLog) {
         router.post("/v1/sync/push") { request, context in
@@ -39,6 +42,9 @@ enum SyncPushRoutes {
             try body.finish()
             let pusher = Pusher(resources: resources, log: log, userID: caller.id, context: context)
             let results = try mutations.map(pusher.result(for:))
+            // Pruning rides on pushes (about one in 256) instead of a scheduler: the index on
+            // created_at makes it cheap, and a server with no pushes accumulates nothing.
+            if UInt8.random(in: 0...255) == 0 { try? log.prune(olderThanDays: retentionDays) }
             var output = Array("{\"results\":[".utf8)
             output.append(contentsOf: results.joined(separator: ",").utf8)
             output.append(contentsOf: "]}".utf8)
