@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Testing
 
 /// POST /v1/sync/push over real HTTP: results per mutation, idempotent replays, conflicts,
@@ -156,5 +157,31 @@ import Testing
         let mutations = (0...500).map { _ in Self.upsertTask(UUID().uuidString, title: "x") }
         let response = try fixture.app.request("POST", "/v1/sync/push", token: fixture.realtor, json: ["mutations": mutations])
         #expect(response.status == 422)
+    }
+
+    @Test func pruningForgetsOnlyResultsOlderThanTheRetention() throws {
+        let fixture = try Fixture()
+        let log = MutationLog(pool: fixture.app.database.pool)
+        let user = fixture.app.admin.id
+        let old = UUID(), recent = UUID()
+        for id in [old, recent] {
+            #expect(try log.reserve(userID: user, mutationID: id) == .reserved)
+            try log.complete(userID: user, mutationID: id, result: "{}")
+        }
+        try fixture.app.database.pool.execute("UPDATE sync_mutations SET created_at = now() - interval '31 days' WHERE mutation_id = \(old)")
+        #expect(try log.prune(olderThanDays: 30) == 1)
+        #expect(try log.reserve(userID: user, mutationID: old) == .reserved)
+        #expect(try log.reserve(userID: user, mutationID: recent) == .replay(result: "{}"))
+    }
+
+    @Test func aPendingReservationIsInProgressUntilItGoesStale() throws {
+        let fixture = try Fixture()
+        let log = MutationLog(pool: fixture.app.database.pool)
+        let user = fixture.app.admin.id
+        let id = UUID()
+        #expect(try log.reserve(userID: user, mutationID: id) == .reserved)
+        #expect(try log.reserve(userID: user, mutationID: id) == .inProgress)
+        try fixture.app.database.pool.execute("UPDATE sync_mutations SET created_at = now() - interval '2 minutes' WHERE mutation_id = \(id)")
+        #expect(try log.reserve(userID: user, mutationID: id) == .reserved)
     }
 }
