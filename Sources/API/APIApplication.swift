@@ -33,6 +33,8 @@ public struct APIApplication: Sendable {
             UserRoutes.register(on: &router, auth: auth)
             APIKeyRoutes.register(on: &router, auth: auth)
             AvatarRoutes.register(on: &router, auth: auth)
+            NoteRoutes.register(on: &router, auth: auth)
+            SubtaskRoutes.register(on: &router, auth: auth)
         }
         return router
     }
