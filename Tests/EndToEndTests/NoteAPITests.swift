@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Notes over HTTP: create/replay, validation, edits, If-Match, soft deletes, paging.
@@ -43,6 +44,24 @@ import Testing
         #expect(conflict.apiErrorCode == "id_conflict")
         // Same content from another author is not a replay either.
         #expect(try create(fixture, as: .owner, id: id).status == 409)
+        let count = try fixture.app.database.pool.query("SELECT count(*) AS n FROM notes").first?.decode("n", as: Int.self)
+        #expect(count == 1)
+    }
+
+    @Test func concurrentCreatesWithOneIdMakeOneNote() throws {
+        let fixture = try ChildFixture()
+        let id = UUID()
+        let statuses = Mutex<[Int]>([])
+        let client = fixture.app.client
+        let headers = ["Authorization": "Bearer \(fixture.token(.claimer))", "Content-Type": "application/json"]
+        let body = Array(try JSONSerialization.data(withJSONObject: [
+            "id": id.apiString, "parent_type": "task", "parent_id": fixture.taskID.apiString, "content": "Same",
+        ]))
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let status = (try? client.perform(method: "POST", path: "/v1/notes", headers: headers, body: body))?.status ?? 0
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0.sorted() } == [200, 200, 200, 200, 200, 200, 200, 201])
         let count = try fixture.app.database.pool.query("SELECT count(*) AS n FROM notes").first?.decode("n", as: Int.self)
         #expect(count == 1)
     }
