@@ -34,6 +34,8 @@ public struct APIApplication: Sendable {
             UserRoutes.register(on: &router, auth: auth)
             APIKeyRoutes.register(on: &router, auth: auth)
             AvatarRoutes.register(on: &router, auth: auth)
+            NoteRoutes.register(on: &router, auth: auth)
+            SubtaskRoutes.register(on: &router, auth: auth)
             // Push replays mutations through every route registered above, so it comes last.
             let resources = router
             SyncPushRoutes.register(on: &router, resources: resources, auth: auth, log: MutationLog(pool: auth.pool))

@@ -13,7 +13,7 @@ import HTTPServer
 struct JSONRequestBody {
     static let maxBytes = 1024 * 1024
 
-    private let object: [String: JSONValue]
+    let object: [String: JSONValue]
     private(set) var errors: [FieldError] = []
 
     /// `allowed` are the fields the route reads; `ignored` are server-managed fields a client
