@@ -1,3 +1,4 @@
+import Credentials
 import Domain
 import Foundation
 import Postgres
@@ -79,5 +80,15 @@ final class ResourceWorld {
 
     func count(_ sql: PostgresQuery) throws -> Int {
         try app.database.pool.query(sql).first?.decode(0, as: Int.self) ?? -1
+    }
+}
+
+extension ResourceWorld {
+    /// An access token for `userID` without signing in (no password hashing): the race test
+    /// needs many distinct users.
+    func signedToken(for userID: UUID) throws -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try app.auth.signer.sign(AccessTokenClaims(sub: userID.uuidString.lowercased(), iat: now, exp: now + 900,
+                                                          sid: UUID().uuidString.lowercased()))
     }
 }
