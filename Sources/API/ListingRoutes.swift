@@ -20,7 +20,7 @@ enum ListingRoutes {
             let viewer = try auth.viewer(context)
             var body = try body(request)
             let id = ResourceInputParser.id(&body) ?? UUID()
-            let input = ResourceInputParser.listing(&body)
+            let input = ResourceInputParser.listing(&body, complete: true)
             try body.finish()
             let result = try mapped { try store.create(viewer, id: id, input: input) }
             return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
@@ -50,7 +50,7 @@ enum ListingRoutes {
             let id = try ResourceHTTP.uuid(context)
             var body = try body(request)
             ResourceInputParser.checkBodyID(&body, path: id)
-            let input = ResourceInputParser.listing(&body)
+            let input = ResourceInputParser.listing(&body, complete: replace)
             try body.finish()
             let check = IfMatch(request).versionCheck
             if replace {

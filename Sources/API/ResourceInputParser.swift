@@ -19,8 +19,9 @@ enum ResourceInputParser {
 
     static let workItemIgnored = JSONRequestBody.serverManaged.union(["declared_by", "claimed_at", "completed_at", "deleted_at"])
 
-    /// The fields of a listing body; call `body.finish()` afterwards.
-    static func listing(_ body: inout JSONRequestBody) -> ListingInput {
+    /// The fields of a listing body; call `body.finish()` afterwards. `complete` (create and
+    /// replace) requires the fields without a default.
+    static func listing(_ body: inout JSONRequestBody, complete: Bool) -> ListingInput {
         var input = ListingInput()
         func mark(_ field: ListingInput.Field, _ present: Bool) { if present { input.provided.insert(field) } }
         let short = FieldRules.shortTextMaximum
@@ -39,11 +40,13 @@ enum ResourceInputParser {
         if let value = body.uuid("assigned_staff", nullable: true) { input.assignedStaff = value; mark(.assignedStaff, true) }
         if let value = body.enumeration("created_via", CreatedVia.self) { input.createdVia = value; mark(.createdVia, true) }
         if let value = body.strings("source_slack_messages") { input.sourceSlackMessages = value; mark(.sourceSlackMessages, true) }
+        if complete, !body.contains("address") { body.add(required("address")) }
         return input
     }
 
-    /// The fields of a task or activity body; call `body.finish()` afterwards.
-    static func workItem(_ body: inout JSONRequestBody, kind: WorkItemKind) -> WorkItemInput {
+    /// The fields of a task or activity body; call `body.finish()` afterwards. `complete`
+    /// (create and replace) requires the fields without a default.
+    static func workItem(_ body: inout JSONRequestBody, kind: WorkItemKind, complete: Bool) -> WorkItemInput {
         var input = WorkItemInput()
         func mark(_ field: WorkItemInput.Field) { input.provided.insert(field) }
         if let value = body.text("title", maximum: FieldRules.titleMaximum, nullable: false, allowBlank: false) {
@@ -63,7 +66,12 @@ enum ResourceInputParser {
             if let value = body.duration("duration_seconds") { input.durationSeconds = value; mark(.durationSeconds) }
         }
         if let value = body.uuid("claimed_by", nullable: true) { input.claimedBy = .some(value) }
+        if complete, !body.contains("title") { body.add(required("title")) }
         return input
+    }
+
+    static func required(_ field: String) -> FieldError {
+        FieldError(field: field, code: "required", message: "Is required.")
     }
 
     /// The `id` of a create body: nil when absent (the server picks one).

@@ -27,7 +27,7 @@ enum WorkItemRoutes {
             let viewer = try auth.viewer(context)
             var body = try body(request, kind)
             let id = ResourceInputParser.id(&body) ?? UUID()
-            let input = ResourceInputParser.workItem(&body, kind: kind)
+            let input = ResourceInputParser.workItem(&body, kind: kind, complete: true)
             try body.finish()
             let result = try mapped(kind) { try store.create(viewer, id: id, input: input) }
             return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
@@ -57,7 +57,7 @@ enum WorkItemRoutes {
             let id = try ResourceHTTP.uuid(context)
             var body = try body(request, kind)
             ResourceInputParser.checkBodyID(&body, path: id)
-            let input = ResourceInputParser.workItem(&body, kind: kind)
+            let input = ResourceInputParser.workItem(&body, kind: kind, complete: replace)
             try body.finish()
             let check = IfMatch(request).versionCheck
             if replace {

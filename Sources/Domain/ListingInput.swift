@@ -41,10 +41,10 @@ public struct ListingInput: Sendable, Equatable {
         return !patch || provided.contains(field)
     }
 
-    /// Problems that depend on the operation rather than on one value.
-    public func check(creating: Bool) -> [FieldError] {
+    /// Problems that depend on the operation rather than on one value; `complete` is create or replace.
+    public func check(complete: Bool) -> [FieldError] {
         var errors: [FieldError] = []
-        if creating, !provided.contains(.address) {
+        if complete, !provided.contains(.address) {
             errors.append(FieldError(field: "address", code: "required", message: "Is required."))
         }
         if provided.contains(.status), status == .deleted {

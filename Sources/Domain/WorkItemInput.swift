@@ -37,10 +37,10 @@ public struct WorkItemInput: Sendable, Equatable {
     }
 
     /// Problems that depend on the operation or on the current row rather than on one value.
-    /// `currentClaimer` is the row's `claimed_by` (nil on create).
-    public func check(creating: Bool, currentClaimer: UUID?) -> [FieldError] {
+    /// `currentClaimer` is the row's `claimed_by` (nil on create); `complete` is create or replace.
+    public func check(complete: Bool, currentClaimer: UUID?) -> [FieldError] {
         var errors: [FieldError] = []
-        if creating, !provided.contains(.title) {
+        if complete, !provided.contains(.title) {
             errors.append(FieldError(field: "title", code: "required", message: "Is required."))
         }
         if provided.contains(.status), status == .deleted {

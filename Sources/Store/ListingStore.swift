@@ -116,7 +116,7 @@ public struct ListingStore: Sendable {
         var input = input
         let owner = input.ownedBy ?? viewer.userID
         input.ownedBy = owner
-        var errors = input.check(creating: true)
+        var errors = input.check(complete: true)
         guard owner == viewer.userID || viewer.isAdmin else {
             throw ResourceError.forbidden("Only administrators may create listings owned by someone else.")
         }
@@ -152,6 +152,9 @@ public struct ListingStore: Sendable {
         case .rowDeleted: throw ResourceError.deleted
         case .useDelete: throw ResourceError.validation([ListingInput.useDelete])
         case .allowed: break
+        }
+        if !patch, !input.provided.contains(.address) {
+            throw ResourceError.validation(input.check(complete: true))
         }
         var references: [(field: String, id: UUID)] = []
         var reassigns = false

@@ -125,7 +125,7 @@ public struct WorkItemStore: Sendable {
 
     /// Inserts a new item declared by the caller; nil when the id is taken.
     func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
-        var errors = input.check(creating: true, currentClaimer: nil)
+        var errors = input.check(complete: true, currentClaimer: nil)
         if let listingID = input.listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
@@ -152,7 +152,7 @@ public struct WorkItemStore: Sendable {
         guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
         let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
         if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw ResourceError.deleted }
-        var errors = input.check(creating: false, currentClaimer: current.claimedBy)
+        var errors = input.check(complete: !patch, currentClaimer: current.claimedBy)
         if input.applies(.listingID, patch: patch), let listingID = input.listingID, listingID != current.listingID,
            let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
