@@ -34,6 +34,10 @@ public struct APIApplication: Sendable {
             UserRoutes.register(on: &router, auth: auth)
             APIKeyRoutes.register(on: &router, auth: auth)
             AvatarRoutes.register(on: &router, auth: auth)
+            ListingRoutes.register(on: &router, auth: auth)
+            WorkItemRoutes.register(on: &router, auth: auth)
+            ClaimRoutes.register(on: &router, auth: auth)
+            HistoryRoutes.register(on: &router, auth: auth)
             NoteRoutes.register(on: &router, auth: auth)
             SubtaskRoutes.register(on: &router, auth: auth)
             // Push replays mutations through every route registered above, so it comes last.

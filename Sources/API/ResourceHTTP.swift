@@ -156,3 +156,14 @@ struct KeysetCursor: Codable, Equatable {
         return cursor
     }
 }
+
+extension IfMatch {
+    /// The store-level precondition this header asks for.
+    var versionCheck: VersionCheck {
+        switch self {
+        case .absent: return .none
+        case .any: return .exists
+        case .versions(let versions): return .oneOf(versions)
+        }
+    }
+}
