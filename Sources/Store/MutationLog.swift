@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// The idempotency log of sync push (migration 0006): the first result of each
+/// The idempotency log of sync push (migration 0007): the first result of each
 /// (user, mutation_id), returned again for every replay.
 public struct MutationLog: Sendable {
     let pool: PostgresPool

@@ -1,4 +1,4 @@
--- 0006: the idempotency log of POST /v1/sync/push (SPEC 6).
+-- 0007: the idempotency log of POST /v1/sync/push (SPEC 6).
 --
 -- A client's offline queue may be sent twice (a timeout after the server applied it, an app
 -- restart). Each mutation carries a client-generated mutation_id; the first result is kept
