@@ -7,7 +7,10 @@ import Foundation
 ///   writing transaction id is >= `lo` (plus rows made newly visible by a grant since `lo`).
 /// - Mid-chain only (`has_more` was true): `st`/`tx`/`id` — the position of the last row
 ///   handed out (stage index, its txid, its id) — and `wm`, the smallest snapshot xmin seen
-///   by the chain's pages so far. When a chain completes, `next_since` is `{v, lo: wm}`.
+///   by the chain's pages so far. When a chain completes, `next_since` is `{v, lo: wm, hz}`.
+/// - `hz`: the pruning horizon when the chain's first page was read. A cursor is refused
+///   (410) only when history was pruned *after* it was issued and reaches its lower bound: a
+///   snapshot read after a pruning already reflects what was pruned (see SyncFeed).
 ///
 /// Why xids and not timestamps: see SyncFeed (the gap-free argument).
 public struct SyncCursor: Sendable, Equatable {
@@ -27,19 +30,22 @@ public struct SyncCursor: Sendable, Equatable {
 
     public static let version = 1
     /// No `since`: a full snapshot.
-    public static let initial = SyncCursor(lower: 0, position: nil)
+    public static let initial = SyncCursor(lower: 0, horizon: 0, position: nil)
 
     public var lower: UInt64
+    public var horizon: UInt64
     public var position: Position?
 
-    public init(lower: UInt64, position: Position? = nil) {
+    public init(lower: UInt64, horizon: UInt64, position: Position? = nil) {
         self.lower = lower
+        self.horizon = horizon
         self.position = position
     }
 
     private struct Wire: Codable {
         var v: Int
         var lo: String
+        var hz: String
         var wm: String?
         var st: Int?
         var tx: String?
@@ -47,7 +53,7 @@ public struct SyncCursor: Sendable, Equatable {
     }
 
     public func encoded() -> String {
-        var wire = Wire(v: Self.version, lo: String(lower))
+        var wire = Wire(v: Self.version, lo: String(lower), hz: String(horizon))
         if let position {
             wire.wm = String(position.watermark)
             wire.st = position.stage.rawValue
@@ -75,9 +81,10 @@ public struct SyncCursor: Sendable, Equatable {
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64),
               let wire = try? JSONDecoder().decode(Wire.self, from: data),
-              wire.v == Self.version, let lower = UInt64(wire.lo)
+              wire.v == Self.version, let lower = UInt64(wire.lo), let horizon = UInt64(wire.hz)
         else { return nil }
         self.lower = lower
+        self.horizon = horizon
         switch (wire.wm, wire.st, wire.tx, wire.id) {
         case (nil, nil, nil, nil):
             position = nil

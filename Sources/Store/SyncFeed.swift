@@ -62,8 +62,17 @@ public struct SyncFeed: Sendable {
             else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
             // A lower bound no snapshot could have produced was not written by us.
             guard cursor.lower <= xmax, (cursor.position?.watermark ?? 0) <= xmax else { throw SyncFeedError.invalidCursor }
-            // Revocations at or below the horizon were pruned: this chain could miss one.
-            if cursor.lower > 0 && cursor.lower <= horizon { throw SyncFeedError.resyncRequired }
+            // Access records at or below the horizon are gone. They matter only if they were
+            // pruned after the cursor was issued (horizon moved past `hz`) and reach its lower
+            // bound: records pruned earlier committed before the issuing chain's snapshots,
+            // which already reflected them, and lower bounds never decrease along a client's
+            // chains.
+            if cursor.lower > 0 && cursor.lower <= horizon && horizon > cursor.horizon {
+                throw SyncFeedError.resyncRequired
+            }
+            // The horizon the chain started under; a pruning during the chain is caught by the
+            // next request.
+            let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
 
             let grants = try self.grants(viewer: viewer, lower: cursor.lower, on: connection)
             let builder = SyncStageQuery(viewer: viewer, lower: cursor.lower, grants: grants)
@@ -97,10 +106,10 @@ public struct SyncFeed: Sendable {
             }
             let watermark = min(cursor.position?.watermark ?? xmin, xmin)
             if page.hasMore, let last {
-                page.next = SyncCursor(lower: cursor.lower,
+                page.next = SyncCursor(lower: cursor.lower, horizon: chainHorizon,
                                        position: .init(stage: last.stage, txid: last.txid, id: last.id, watermark: watermark))
             } else {
-                page.next = SyncCursor(lower: max(watermark, cursor.lower))
+                page.next = SyncCursor(lower: max(watermark, cursor.lower), horizon: chainHorizon)
                 page.hasMore = false
             }
             return page
