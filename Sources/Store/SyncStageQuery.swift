@@ -1,9 +1,9 @@
 import Foundation
 import Postgres
 
-/// The SQL of one feed stage: rows changed since the chain's lower bound (or reachable from an
-/// entity granted to the viewer since then), after the paging position, visible to the viewer,
-/// in (txid, id) order.
+/// The SQL of one feed stage: rows written by transactions the cursor's snapshot did not see
+/// (or reachable from an entity granted to the viewer by such a transaction), after the paging
+/// position, visible to the viewer, in (txid, id) order.
 ///
 /// Every stage returns the same columns: `txid` (text), `id` (the paging key), `entity` (the id
 /// a removal names), `json` (the row, null for removals) and `gone` (the removal's type, or
@@ -19,8 +19,16 @@ struct SyncStageQuery {
     }
 
     let viewer: Viewer
-    let lower: UInt64
+    /// nil: a full snapshot.
+    let since: SyncSnapshot?
     let grants: Grants
+
+    /// Written after `since`: `txid >= xmin` is the index range, the visibility test the
+    /// exact filter.
+    func unseen(_ column: String) -> PostgresQuery {
+        guard let since else { return "TRUE" }
+        return "(\(unsafeSQL: column) >= \(String(since.xmin))::xid8 AND NOT pg_visible_in_snapshot(\(unsafeSQL: column), \(since.text)::pg_snapshot))"
+    }
 
     func query(_ stage: SyncStage, after position: (txid: UInt64, id: UUID)?, limit: Int) -> PostgresQuery {
         let alias = stage == .removed ? "c" : "r"
@@ -28,7 +36,7 @@ struct SyncStageQuery {
             "(\(unsafeSQL: alias).txid, \(unsafeSQL: alias).id) > (\(String($0.txid))::xid8, \($0.id))"
         } ?? "TRUE"
         if stage == .removed { return removals(after: after, limit: limit) }
-        let changed: PostgresQuery = "r.txid >= \(String(lower))::xid8"
+        let changed = unseen("r.txid")
         let selection: PostgresQuery = grants.isEmpty ? changed : "(\(changed) OR \(grantClause(stage)))"
         return """
             SELECT r.txid::text AS txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, \(gone(stage)) AS gone
@@ -43,14 +51,14 @@ struct SyncStageQuery {
     /// only. A realtor's delta names a deactivated user in `removed` instead of sending it; a
     /// realtor's full snapshot leaves deactivated users out.
     private func gone(_ stage: SyncStage) -> PostgresQuery {
-        guard stage == .users, !viewer.isAdmin, lower > 0 else { return "NULL::text" }
+        guard stage == .users, !viewer.isAdmin, since != nil else { return "NULL::text" }
         return "CASE WHEN r.deactivated_at IS NOT NULL THEN 'user' END"
     }
 
     private func visibility(_ stage: SyncStage) -> PostgresQuery {
         switch stage {
         case .users:
-            return viewer.isAdmin || lower > 0 ? "TRUE" : "r.deactivated_at IS NULL"
+            return viewer.isAdmin || since != nil ? "TRUE" : "r.deactivated_at IS NULL"
         case .listings:
             return Visibility.listing("r", viewer)
         case .tasks, .activities:
@@ -87,13 +95,13 @@ struct SyncStageQuery {
         }
     }
 
-    /// Revocation candidates for the viewer since the lower bound whose entity the viewer can
+    /// Revocation candidates for the viewer written after `since` whose entity the viewer can
     /// no longer see (or that no longer exists).
     private func removals(after: PostgresQuery, limit: Int) -> PostgresQuery {
         """
         SELECT c.txid::text AS txid, c.id, c.entity_id::text AS entity, NULL::text AS json, c.entity_type AS gone
         FROM sync_access_changes c
-        WHERE c.user_id = \(viewer.userID) AND NOT c.granted AND c.txid >= \(String(lower))::xid8 AND \(after)
+        WHERE c.user_id = \(viewer.userID) AND NOT c.granted AND \(unseen("c.txid")) AND \(after)
           AND NOT CASE c.entity_type
                 WHEN 'listing' THEN EXISTS (SELECT 1 FROM listings r WHERE r.id = c.entity_id AND \(Visibility.listing("r", viewer)))
                 WHEN 'task' THEN EXISTS (SELECT 1 FROM tasks r WHERE r.id = c.entity_id AND \(Visibility.workItem("r", viewer)))

@@ -11,8 +11,8 @@ import TestSupport
 /// One database with one or more server instances on it (each with its own pool, auth
 /// service, sync service and LISTEN connection, as separate replicas would have), plus SQL
 /// helpers that write rows directly (the resource routes are not needed to test the feed).
-final class SyncTestServer {
-    struct Instance {
+final class SyncTestServer: Sendable {
+    struct Instance: Sendable {
         let pool: PostgresPool
         let auth: AuthService
         let sync: SyncService
@@ -20,7 +20,7 @@ final class SyncTestServer {
         var client: TestHTTPClient { TestHTTPClient(port: server.boundPort, timeoutSeconds: 90) }
     }
 
-    struct Member {
+    struct Member: Sendable {
         let id: UUID
         let token: String
         var key: String { id.uuidString.lowercased() }
@@ -28,16 +28,16 @@ final class SyncTestServer {
 
     static let secret = String(repeating: "s", count: 32)
     let database: TestDatabase
-    private(set) var instances: [Instance] = []
-    private var extraPools: [PostgresPool] = []
+    let instances: [Instance]
+    private let extraPools: [PostgresPool]
 
     init(instances count: Int = 1) throws {
-        database = try TestDatabase.create(poolSize: 8)
-        for index in 0..<count {
-            let pool = index == 0 ? database.pool : database.makePool(size: 8)
-            if index > 0 { extraPools.append(pool) }
-            instances.append(try Self.makeInstance(pool: pool))
-        }
+        let database = try TestDatabase.create(poolSize: 8)
+        // Later instances get their own pools, as separate replicas would.
+        let pools = [database.pool] + (1..<max(count, 1)).map { _ in database.makePool(size: 8) }
+        self.database = database
+        extraPools = Array(pools.dropFirst())
+        instances = try pools.map { try Self.makeInstance(pool: $0) }
     }
 
     deinit {
