@@ -17,6 +17,7 @@ public final class SyncService: Sendable {
     public let feed: SyncFeed
     let waiters: SyncWaiters
     private let listener: PostgresListener?
+    private let pruner: SyncHistoryPruner
     private let logger: Logger
 
     public init(pool: PostgresPool, logger: Logger = Logger(label: "sync")) {
@@ -24,19 +25,22 @@ public final class SyncService: Sendable {
         let waiters = SyncWaiters()
         self.waiters = waiters
         self.logger = logger
+        pruner = SyncHistoryPruner(feed: feed, keep: Self.historyRetention, interval: .seconds(3600), logger: logger)
         // Notifications sent while the listener was reconnecting are lost: wake everyone.
         listener = try? PostgresListener(configuration: pool.configuration.connection, channels: [Self.channel],
                                          logger: logger, onReconnect: { waiters.notifyChange() },
                                          onNotification: { _, _ in waiters.notifyChange() })
     }
 
-    /// Starts listening. Idempotent; also called by the first long-poll, so an instance that
-    /// never serves one never opens the extra connection.
+    /// Starts listening and the hourly history pruning. Idempotent. (A long-poll also starts
+    /// the listener, for embedders that never call this.)
     public func start() {
         listener?.start()
+        pruner.start()
     }
 
     public func stop() {
+        pruner.stop()
         listener?.stop()
         waiters.stop()
     }

@@ -113,3 +113,45 @@ import Testing
         }
     }
 }
+
+/// Lifecycle of parked requests and of the history pruning.
+@Suite struct SyncLifecycleTests {
+    @Test func clientThatDisconnectsWhileParkedIsForgotten() throws {
+        let server = try SyncTestServer()
+        let rita = try server.member("rita")
+        var replica = SyncReplica()
+        try replica.syncToEnd(server, as: rita)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(descriptor >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.instances[0].server.boundPort).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        let request = "GET /v1/sync?wait=60&since=\(replica.since ?? "") HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(rita.token)\r\n\r\n"
+        let bytes = Array(request.utf8)
+        #expect(bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count)
+        try waitUntil("the request is parked") { server.instances[0].sync.waiterCount == 1 }
+        close(descriptor)
+        try waitUntil("the parked request is dropped") { server.instances[0].sync.waiterCount == 0 }
+    }
+
+    @Test func startedServicePrunesHistoryOlderThanTheRetention() throws {
+        let server = try SyncTestServer()
+        let rita = try server.member("rita")
+        try server.execute("""
+            INSERT INTO sync_access_changes (user_id, entity_type, entity_id, granted, created_at)
+            VALUES (\(rita.id), 'task', gen_random_uuid(), false, now() - interval '40 days'),
+                   (\(rita.id), 'task', gen_random_uuid(), false, now())
+            """)
+        server.instances[0].sync.start()
+        try waitUntil("the old record is pruned") {
+            try server.pool.query("SELECT count(*) AS n FROM sync_access_changes")[0].decode("n", as: Int.self) == 1
+        }
+        let horizon = try server.pool.query("SELECT horizon::text AS h FROM sync_horizon")[0].decode("h", as: String.self)
+        #expect(horizon != "0")
+    }
+}

@@ -61,4 +61,14 @@ struct SyncReplica {
     }
 
     func ids(_ table: String) -> Set<String> { Set((rows[table] ?? [:]).keys) }
+
+    /// "table id: replica version vs expected version" for every mismatch (nil = absent).
+    static func differences(_ state: [String: [String: Int]], _ expected: [String: [String: Int]]) -> [String] {
+        tables.flatMap { table -> [String] in
+            let have = state[table] ?? [:], want = expected[table] ?? [:]
+            return Set(have.keys).union(want.keys).sorted().compactMap { id in
+                have[id] == want[id] ? nil : "\(table) \(id): \(have[id].map(String.init) ?? "absent") vs \(want[id].map(String.init) ?? "absent")"
+            }
+        }
+    }
 }
