@@ -20,7 +20,9 @@
 -- 2. sync_horizon: pruning deletes old access records; a cursor older than what was pruned
 --    could miss a revocation, so it answers 410 resync_required.
 -- 3. A NOTIFY on channel dispatch_sync when any synced table changes, delivered at commit, for
---    long-polling waiters (one LISTEN connection per server instance).
+--    long-polling waiters (one LISTEN connection per server instance), and
+--    dispatch_sync_audience(snapshot): who may care about what committed after a snapshot, so
+--    a wake-up re-reads the pages of those waiters only.
 
 CREATE TABLE sync_access_changes (
     id          uuid        PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -175,3 +177,39 @@ CREATE TRIGGER notes_notify          AFTER INSERT OR UPDATE OR DELETE ON notes  
 CREATE TRIGGER subtasks_notify       AFTER INSERT OR UPDATE OR DELETE ON subtasks       FOR EACH STATEMENT EXECUTE FUNCTION dispatch_notify_sync();
 CREATE TRIGGER claim_events_notify   AFTER INSERT OR UPDATE OR DELETE ON claim_events   FOR EACH STATEMENT EXECUTE FUNCTION dispatch_notify_sync();
 CREATE TRIGGER status_changes_notify AFTER INSERT OR UPDATE OR DELETE ON status_changes FOR EACH STATEMENT EXECUTE FUNCTION dispatch_notify_sync();
+
+-- Users who may see something written after `since` (a superset: re-checking a waiter that
+-- sees nothing new costs a query, skipping one that does would delay it to its deadline).
+-- A NULL user_id means "everyone" (a users row changed: every signed-in user sees users).
+CREATE FUNCTION dispatch_sync_audience(since pg_snapshot) RETURNS TABLE (user_id uuid)
+LANGUAGE sql STABLE AS $$
+    WITH lo AS (SELECT pg_snapshot_xmin(since) AS xid),
+    changed_items AS (
+        SELECT 'task' AS kind, r.id FROM tasks r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+        UNION SELECT 'activity', r.id FROM activities r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+        UNION SELECT r.parent_type, r.parent_id FROM notes r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+        UNION SELECT r.parent_type, r.parent_id FROM subtasks r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+        UNION SELECT r.entity_type, r.entity_id FROM claim_events r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+        UNION SELECT r.entity_type, r.entity_id FROM status_changes r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+        UNION SELECT 'listing', r.id FROM listings r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+    ),
+    work_items AS (
+        SELECT t.declared_by, t.claimed_by, t.listing_id FROM tasks t JOIN changed_items c ON c.kind = 'task' AND c.id = t.id
+        UNION ALL
+        SELECT a.declared_by, a.claimed_by, a.listing_id FROM activities a JOIN changed_items c ON c.kind = 'activity' AND c.id = a.id
+    ),
+    touched_listings AS (
+        SELECT id FROM changed_items WHERE kind = 'listing'
+        UNION SELECT listing_id FROM work_items WHERE listing_id IS NOT NULL
+    )
+    SELECT NULL::uuid FROM users r, lo WHERE r.txid >= lo.xid AND NOT pg_visible_in_snapshot(r.txid, since)
+    UNION
+    SELECT holder FROM (
+        SELECT c.user_id FROM sync_access_changes c, lo WHERE c.txid >= lo.xid AND NOT pg_visible_in_snapshot(c.txid, since)
+        UNION SELECT unnest(ARRAY[w.declared_by, w.claimed_by]) FROM work_items w
+        UNION SELECT unnest(ARRAY[l.owned_by, l.assigned_staff]) FROM listings l JOIN touched_listings t ON t.id = l.id
+        UNION SELECT unnest(ARRAY[t.declared_by, t.claimed_by]) FROM tasks t JOIN changed_items c ON c.kind = 'listing' AND c.id = t.listing_id
+        UNION SELECT unnest(ARRAY[a.declared_by, a.claimed_by]) FROM activities a JOIN changed_items c ON c.kind = 'listing' AND c.id = a.listing_id
+    ) AS holders (holder)
+    WHERE holder IS NOT NULL;
+$$;

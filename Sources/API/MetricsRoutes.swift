@@ -23,6 +23,8 @@ enum MetricsRoutes {
             if let sync {
                 output.family("sync_waiters", type: "gauge", help: "Long-poll GET /v1/sync requests parked on this instance.")
                 output.sample("sync_waiters", [], sync.waiterCount)
+                output.family("sync_waiter_checks_total", type: "counter", help: "Page re-reads for parked long-poll requests after a commit or at their deadline.")
+                output.sample("sync_waiter_checks_total", [], sync.waiterChecks)
             }
             return .response(HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType],
                                           body: Array(output.text.utf8)))

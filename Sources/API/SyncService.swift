@@ -21,8 +21,9 @@ public final class SyncService: Sendable {
     private let logger: Logger
 
     public init(pool: PostgresPool, logger: Logger = Logger(label: "sync")) {
-        feed = SyncFeed(pool: pool)
-        let waiters = SyncWaiters()
+        let feed = SyncFeed(pool: pool)
+        self.feed = feed
+        let waiters = SyncWaiters(audience: { try feed.audience(since: $0) })
         self.waiters = waiters
         self.logger = logger
         pruner = SyncHistoryPruner(feed: feed, keep: Self.historyRetention, interval: .seconds(3600), logger: logger)
@@ -47,6 +48,8 @@ public final class SyncService: Sendable {
 
     /// Long-poll requests currently parked (the `sync_waiters` gauge).
     public var waiterCount: Int { waiters.count }
+    /// Page re-reads done for parked requests (`sync_waiter_checks_total`).
+    public var waiterChecks: Int { waiters.checks }
 
     /// Makes sure notifications reach this instance before a request relies on them. Bounded:
     /// with the database unreachable the request still ends at its deadline.

@@ -153,3 +153,31 @@ public struct SyncFeed: Sendable {
         return try rows.first?.decode("deleted", as: Int.self) ?? 0
     }
 }
+
+extension SyncFeed {
+    /// Who may see something committed after `since`, and the snapshot this was computed at
+    /// (the `since` of the next call). `everyone` when a users row changed or `since` is nil.
+    public struct Audience: Sendable {
+        public var snapshot: SyncSnapshot
+        public var users: Set<UUID>
+        public var everyone: Bool
+    }
+
+    public func audience(since: SyncSnapshot?) throws -> Audience {
+        try pool.withTransaction(isolation: .repeatableRead) { connection in
+            try connection.execute("SET TRANSACTION READ ONLY")
+            let first = try connection.query("SELECT pg_current_snapshot()::text AS snapshot")
+            let text: String = try first[0].decode("snapshot")
+            // Too many running transactions to keep the list: widen it (more re-checks, no misses).
+            let snapshot = SyncSnapshot(text: text)
+                ?? text.split(separator: ":").first.flatMap { UInt64($0) }.map { SyncSnapshot(xmin: $0, xmax: $0, running: []) }
+            guard let snapshot else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
+            guard let since else { return Audience(snapshot: snapshot, users: [], everyone: true) }
+            var audience = Audience(snapshot: snapshot, users: [], everyone: false)
+            for row in try connection.query("SELECT user_id FROM dispatch_sync_audience(\(since.text)::pg_snapshot)") {
+                if let user: UUID = try row.decode("user_id") { audience.users.insert(user) } else { audience.everyone = true }
+            }
+            return audience
+        }
+    }
+}

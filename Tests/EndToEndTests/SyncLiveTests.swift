@@ -89,6 +89,34 @@ import Testing
         #expect(users?.contains { $0["id"] as? String == ada.key && $0["name"] as? String == "Ada Renamed" } == true)
     }
 
+    @Test func commitVisibleToOneUserRereadsOnlyThatUsersParkedRequest() throws {
+        let server = try SyncTestServer()
+        let sync = server.instances[0].sync
+        let rita = try server.member("rita"), otto = try server.member("otto"), sam = try server.member("sam")
+        var ritaReplica = SyncReplica(), ottoReplica = SyncReplica()
+        try ritaReplica.syncToEnd(server, as: rita)
+        try ottoReplica.syncToEnd(server, as: otto)
+        let (ritaSince, ottoSince) = (ritaReplica.since, ottoReplica.since)
+        let ritaRequest = Background { try server.sync(rita, since: ritaSince, wait: 60) }
+        let ottoRequest = Background { try server.sync(otto, since: ottoSince, wait: 60) }
+        try waitUntil("both requests are parked") { sync.waiterCount == 2 }
+
+        // The first wake-up re-reads every newly parked request, whatever changed.
+        let before = sync.waiterChecks
+        _ = try server.task(by: sam)
+        try waitUntil("the first wake-up checked both") { sync.waiterChecks >= before + 2 }
+        let afterFirst = sync.waiterChecks
+
+        let task = try server.task(by: otto)
+        let answer = try ottoRequest.join()
+        #expect((answer.json?["tasks"] as? [[String: Any]])?.map { $0["id"] as? String } == [task.lowercased])
+        #expect(sync.waiterChecks == afterFirst + 1)
+        #expect(sync.waiterCount == 1)
+
+        _ = try server.task(by: rita)
+        #expect((try ritaRequest.join().json?["tasks"] as? [Any])?.count == 1)
+    }
+
     @Test func manyParkedRequestsOnFourWorkersAllAnswerAfterOneCommit() throws {
         let server = try SyncTestServer()
         let rita = try server.member("rita"), otto = try server.member("otto")
