@@ -34,7 +34,9 @@ enum SyncRoutes {
             let completion = ResponseCompletion()
             let feed = sync.feed
             let request = parameters
-            sync.waiters.park(.init(userID: viewer.userID, isAdmin: viewer.isAdmin, deadline: .now + .seconds(request.wait), completion: completion) { final in
+            let deadline = ContinuousClock.now + .seconds(request.wait)
+            sync.waiters.park(.init(userID: viewer.userID, isAdmin: viewer.isAdmin, deadline: deadline,
+                                    completion: completion) { final in
                 do {
                     let page = try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit)
                     // Keep waiting while there is nothing; the deadline answers whatever there is.

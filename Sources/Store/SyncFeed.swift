@@ -70,7 +70,7 @@ public struct SyncFeed: Sendable {
             if cursor.lower > 0 && cursor.lower <= horizon && horizon > cursor.horizon {
                 throw SyncFeedError.resyncRequired
             }
-            let chainStart = cursor.position?.chainStart ?? current.bounded
+            let chainStart = cursor.position?.chainStart ?? current
             let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
 
             let builder = SyncStageQuery(viewer: viewer, since: cursor.since, grants: SyncStageQuery.Grants())

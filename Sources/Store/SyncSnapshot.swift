@@ -8,7 +8,8 @@ public struct SyncSnapshot: Sendable, Equatable {
     public var running: [UInt64]
 
     /// Beyond this many running transactions a cursor would outgrow a request line; the
-    /// snapshot is then widened (see `bounded`).
+    /// text is refused and SyncFeed widens the snapshot to `xmin:xmin:` instead (more
+    /// repeats, never a miss: it claims less was seen than really was).
     static let maxRunning = 200
 
     public init(xmin: UInt64, xmax: UInt64, running: [UInt64]) {
@@ -32,11 +33,4 @@ public struct SyncSnapshot: Sendable, Equatable {
     }
 
     public var text: String { "\(xmin):\(xmax):" + running.map(String.init).joined(separator: ",") }
-
-    /// The same snapshot, or — when too many transactions were running to fit in a cursor —
-    /// one that treats everything from `xmin` on as not yet visible. That only makes the next
-    /// page repeat rows (never skip one): it claims less was seen than really was.
-    var bounded: SyncSnapshot {
-        running.count <= Self.maxRunning ? self : SyncSnapshot(xmin: xmin, xmax: xmin, running: [])
-    }
 }
