@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Postgres
+import Store
+
+struct ExplainQueriesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain-queries",
+        abstract: "Benchmark tool: EXPLAIN (ANALYZE, BUFFERS) the visibility-filtered reads as one user; exit 1 on a sequential scan of a big table.",
+        discussion: "Run it on a seeded database (seed-demo). Used by bench/explain."
+    )
+
+    @Option(name: .customLong("as"), help: "Email of the user whose visibility applies.")
+    var email = DemoDataset.realtorEmail(1)
+
+    @Option(help: "Tables with more rows than this count as big: a sequential scan on them is flagged.")
+    var bigTableRows = 10_000
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() throws {
+        let configuration = try options.loadOrExit()
+        LoggingSetup.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
+        let logger = Logger(label: "dispatchd")
+        var flagged = 0
+        try DatabaseSession.run(configuration: configuration, logger: logger) { pool in
+            try pool.withConnection { connection in
+                guard let user = try connection.query("""
+                    SELECT id, user_type FROM users WHERE lower(email) = lower(\(email))
+                    """).first else {
+                    throw ValidationError("no user with email \(email) (seed the database with seed-demo first)")
+                }
+                let viewer = Viewer(userID: try user.decode("id"), isAdmin: try user.decode("user_type", as: String.self) == "admin")
+                let bigTables = try Self.bigTables(connection, threshold: bigTableRows)
+                let samples = try VisibilityQueries.samples(connection, viewer)
+                var summary: [String] = []
+                for query in VisibilityQueries.all(viewer, samples: samples) {
+                    let explained = PostgresQuery(sql: "EXPLAIN (ANALYZE, BUFFERS) " + query.query.sql, binds: query.query.binds)
+                    let lines = try connection.query(explained).map { try $0.decode(0, as: String.self) }
+                    let seqScans = Self.sequentialScans(in: lines, of: bigTables)
+                    flagged += seqScans.count
+                    print("== \(query.name)\n\(query.query.sql)\n")
+                    print(lines.joined(separator: "\n"))
+                    print(seqScans.isEmpty ? "" : "!! sequential scan of a big table: \(seqScans.joined(separator: ", "))\n")
+                    let time = lines.last { $0.hasPrefix("Execution Time:") }?.dropFirst("Execution Time: ".count) ?? "?"
+                    summary.append("\(query.name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(time)"
+                        + (seqScans.isEmpty ? "" : "   SEQ SCAN: \(seqScans.joined(separator: ", "))"))
+                }
+                print("== summary (as \(email), \(viewer.isAdmin ? "admin" : "realtor"); big tables: \(bigTables.sorted().joined(separator: ", ")))")
+                print(summary.joined(separator: "\n"))
+            }
+        }
+        if flagged > 0 { throw ExitCode(1) }
+    }
+
+    static func bigTables(_ connection: PostgresConnection, threshold: Int) throws -> Set<String> {
+        let rows = try connection.query("""
+            SELECT relname::text AS name FROM pg_class
+            WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace AND reltuples > \(threshold)
+            """)
+        return Set(try rows.map { try $0.decode("name", as: String.self) })
+    }
+
+    /// Tables read by a `Seq Scan on <table>` node (parallel ones included) that are big.
+    static func sequentialScans(in plan: [String], of bigTables: Set<String>) -> [String] {
+        plan.compactMap { line -> String? in
+            guard let range = line.range(of: "Seq Scan on ") else { return nil }
+            let table = line[range.upperBound...].prefix { $0 != " " }
+            return bigTables.contains(String(table)) ? String(table) : nil
+        }
+    }
+}
