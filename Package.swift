@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
+        .testTarget(name: "DomainTests", dependencies: ["Domain"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),

@@ -33,6 +33,10 @@ public struct APIApplication: Sendable {
             UserRoutes.register(on: &router, auth: auth)
             APIKeyRoutes.register(on: &router, auth: auth)
             AvatarRoutes.register(on: &router, auth: auth)
+            ListingRoutes.register(on: &router, auth: auth)
+            WorkItemRoutes.register(on: &router, auth: auth)
+            ClaimRoutes.register(on: &router, auth: auth)
+            HistoryRoutes.register(on: &router, auth: auth)
         }
         return router
     }

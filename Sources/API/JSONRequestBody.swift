@@ -13,8 +13,8 @@ import HTTPServer
 struct JSONRequestBody {
     static let maxBytes = 1024 * 1024
 
-    private let object: [String: JSONValue]
-    private(set) var errors: [FieldError] = []
+    let object: [String: JSONValue]
+    var errors: [FieldError] = []
 
     /// `allowed` are the fields the route reads; `ignored` are server-managed fields a client
     /// may send back unchanged (SPEC 4), accepted and dropped. Anything else is a 422.
@@ -38,6 +38,11 @@ struct JSONRequestBody {
         guard case .object(let object) = parsed else {
             throw HTTPError.badRequest(code: "invalid_json", "The request body must be a JSON object.")
         }
+        self.init(object: object, allowed: allowed, ignored: ignored)
+    }
+
+    /// A body already parsed (e.g. one `record` of a sync push), with the same field rules.
+    init(object: [String: JSONValue], allowed: Set<String>, ignored: Set<String> = JSONRequestBody.serverManaged) {
         self.object = object
         for key in object.keys.sorted() where !allowed.contains(key) && !ignored.contains(key) {
             errors.append(FieldError(field: key, code: "unknown_field", message: "Unknown field."))

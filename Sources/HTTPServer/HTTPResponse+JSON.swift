@@ -32,7 +32,7 @@ extension HTTPResponse {
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
-    static func appendJSONString(_ string: String, into buffer: inout [UInt8]) {
+    public static func appendJSONString(_ string: String, into buffer: inout [UInt8]) {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         buffer.append(0x22)
         for byte in string.utf8 {

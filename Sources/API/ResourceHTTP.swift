@@ -1,0 +1,169 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+
+/// HTTP conventions shared by every resource family (listings, tasks, activities, notes,
+/// subtasks, history): path ids, `If-Match`/`ETag`, list parameters, and responses whose rows
+/// arrive already encoded as JSON text from PostgreSQL (`dispatch_json`, migration 0005).
+enum ResourceHTTP {
+    static let defaultLimit = 50
+    static let maximumLimit = 500
+
+    /// A UUID path parameter. Malformed → 400 `invalid_uuid` (SPEC 4: bad UUID is malformed
+    /// input); well-formed but unknown or invisible is the handler's 404.
+    static func uuid(_ context: RequestContext, _ name: String = "id") throws -> UUID {
+        let text = try context.pathParameter(name)
+        guard let id = UUID(uuidString: text) else {
+            throw HTTPError.badRequest(code: "invalid_uuid", "'\(name)' must be a UUID.")
+        }
+        return id
+    }
+
+    /// `limit` query parameter: default 50, 1…500, else 400 `invalid_parameter`.
+    static func limit(_ context: RequestContext, default fallback: Int = defaultLimit, maximum: Int = maximumLimit) throws -> Int {
+        guard let text = context.query["limit"] else { return fallback }
+        guard let value = Int(text), (1...maximum).contains(value) else {
+            throw invalidParameter("limit", "Must be an integer from 1 to \(maximum).")
+        }
+        return value
+    }
+
+    /// A `true`/`false` query parameter (absent → false).
+    static func flag(_ context: RequestContext, _ name: String) throws -> Bool {
+        switch context.query[name] {
+        case nil, "false"?: return false
+        case "true"?: return true
+        default: throw invalidParameter(name, "Must be true or false.")
+        }
+    }
+
+    /// An RFC 3339 timestamp query parameter.
+    static func timestamp(_ context: RequestContext, _ name: String) throws -> Date? {
+        guard let text = context.query[name] else { return nil }
+        guard let date = Timestamp.parse(text) else {
+            throw invalidParameter(name, "Must be an RFC 3339 timestamp like 2026-11-22T10:15:30Z.")
+        }
+        return date
+    }
+
+    static func invalidParameter(_ name: String, _ message: String) -> HTTPError {
+        HTTPError(status: .badRequest, code: "invalid_parameter", message: "Query parameter '\(name)': \(message)",
+                  details: ["parameter": .string(name)])
+    }
+
+    /// `ETag: "<version>"` (SPEC 5); strong, since a version names exactly one representation.
+    static func etag(_ version: Int) -> String { "\"\(version)\"" }
+
+    /// One row, already JSON text, with its ETag.
+    static func row(_ json: String, version: Int, status: HTTPStatus = .ok, location: String? = nil) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "ETag": etag(version)]
+        if let location { headers.set(name: "Location", value: location) }
+        return HTTPResponse(status: status, headers: headers, body: Array(json.utf8))
+    }
+
+    /// `{"items": [...], "next_cursor": "..." | null}` from JSON-text rows.
+    static func page(_ rows: [String], nextCursor: String?) -> HTTPResponse {
+        var body = Array("{\"items\":[".utf8)
+        body.reserveCapacity(rows.reduce(64) { $0 + $1.utf8.count + 1 })
+        for (index, row) in rows.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: row.utf8)
+        }
+        body.append(contentsOf: "],\"next_cursor\":".utf8)
+        if let nextCursor {
+            HTTPResponse.appendJSONString(nextCursor, into: &body)
+        } else {
+            body.append(contentsOf: "null".utf8)
+        }
+        body.append(UInt8(ascii: "}"))
+        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: body)
+    }
+}
+
+/// What a write's `If-Match` demands (RFC 9110 §13.1.1): nothing, any current row (`*`), or
+/// one of the listed versions. Weak tags compare by their opaque value too: versions are exact.
+enum IfMatch: Equatable {
+    case absent
+    case any
+    case versions([Int])
+
+    init(_ request: HTTPRequest) {
+        guard let header = request.headers["If-Match"] else { self = .absent; return }
+        var versions: [Int] = []
+        for item in header.split(separator: ",") {
+            var tag = item.trimmingASCIIWhitespace()
+            if tag == "*" { self = .any; return }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            // A malformed tag can match nothing: the write answers 412, never applies blindly.
+            guard tag.count >= 2, tag.first == "\"", tag.last == "\"",
+                  let version = Int(tag.dropFirst().dropLast()) else { continue }
+            versions.append(version)
+        }
+        self = .versions(versions)
+    }
+
+    /// Whether a row at `version` (nil: no row) satisfies the precondition.
+    func allows(version: Int?) -> Bool {
+        switch self {
+        case .absent: return true
+        case .any: return version != nil
+        case .versions(let list): return version.map(list.contains) ?? false
+        }
+    }
+
+    static func preconditionFailed(current version: Int?) -> HTTPError {
+        HTTPError(status: .preconditionFailed, code: "precondition_failed",
+                  message: "The row has changed since you read it (If-Match does not match its version).",
+                  details: version.map { ["version": .number(Double($0))] },
+                  hint: "GET the row again, reapply your change, and send its new ETag.")
+    }
+}
+
+/// The opaque `cursor` of list routes: the last row's keyset position (`updated_at`, `id`),
+/// as base64url JSON. Lists order by (updated_at, id), which the `*_updated_at_id_idx`
+/// indexes serve and which stays stable while rows are inserted before the cursor.
+///
+/// `updated_at` travels as integer microseconds since the epoch (PostgreSQL's precision), so
+/// no row is skipped or repeated through rounding. In SQL:
+/// select `(extract(epoch FROM t.updated_at) * 1000000)::int8`, and compare with
+/// `(t.updated_at, t.id) > (timestamptz 'epoch' + \(micros) * interval '1 microsecond', \(id))`.
+struct KeysetCursor: Codable, Equatable {
+    var updatedAtMicros: Int64
+    var id: UUID
+
+    enum CodingKeys: String, CodingKey {
+        case updatedAtMicros = "u", id = "i"
+    }
+
+    func encoded() -> String {
+        let data = (try? JSONEncoder().encode(self)) ?? Data()
+        return data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The cursor of the request, nil without one; malformed → 400 `invalid_cursor`.
+    static func from(_ context: RequestContext) throws -> KeysetCursor? {
+        guard let text = context.query["cursor"] else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard text.count <= 512, let data = Data(base64Encoded: base64),
+              let cursor = try? JSONDecoder().decode(KeysetCursor.self, from: data)
+        else {
+            throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
+        }
+        return cursor
+    }
+}
+
+extension IfMatch {
+    /// The store-level precondition this header asks for.
+    var versionCheck: VersionCheck {
+        switch self {
+        case .absent: return .none
+        case .any: return .exists
+        case .versions(let versions): return .oneOf(versions)
+        }
+    }
+}

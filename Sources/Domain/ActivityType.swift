@@ -1,0 +1,7 @@
+/// What kind of activity it is (SPEC 1).
+public enum ActivityType: String, Sendable, CaseIterable {
+    case call, email, meeting
+    case showProperty = "show_property"
+    case followUp = "follow_up"
+    case other
+}

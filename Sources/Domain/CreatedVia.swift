@@ -1,0 +1,4 @@
+/// Where a row came from (SPEC 1): the app/API, or the Slack integration.
+public enum CreatedVia: String, Sendable, CaseIterable {
+    case dispatch, slack
+}

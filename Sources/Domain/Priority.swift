@@ -1,0 +1,4 @@
+/// How urgent a task or activity is (SPEC 1).
+public enum Priority: String, Sendable, CaseIterable {
+    case low, medium, high, urgent
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The filters and page of `GET /v1/{listings|tasks|activities}` (SPEC 5).
+public struct ListFilter: Sendable, Equatable {
+    /// Whose claim: a user, or unclaimed rows.
+    public enum Claimer: Sendable, Equatable {
+        case user(UUID)
+        case none
+    }
+
+    /// Only these statuses (exact strings, already validated); empty means any.
+    public var statuses: [String] = []
+    /// Rows with `updated_at > updatedSince`.
+    public var updatedSince: Date?
+    /// Soft-deleted rows are left out unless this is set or `statuses` names `deleted`.
+    public var includeDeleted = false
+    /// Work items only.
+    public var claimedBy: Claimer?
+    /// Work items only.
+    public var listingID: UUID?
+    public var limit = 50
+    public var after: KeysetPosition?
+
+    public init() {}
+}

@@ -1,0 +1,192 @@
+import Domain
+import Foundation
+import Postgres
+
+/// Listings under SPEC 2: every query carries the caller's visibility predicate, and every
+/// write runs in one transaction with its status side effects and `status_changes` row.
+/// Used by the HTTP routes and, without HTTP, by the sync push.
+public struct ListingStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func list(_ viewer: Viewer, _ filter: ListFilter) throws -> ResourcePage {
+        try pool.withConnection { connection in
+            try ResourceSQL.page(connection, table: "listings", alias: "l", visibility: Visibility.listing("l", viewer), filter: filter)
+        }
+    }
+
+    public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
+        let rows = try pool.query("""
+            SELECT dispatch_json(l)::text AS json, l.version FROM listings l
+            WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        return try ResourceSQL.decodeRow(row)
+    }
+
+    /// Creates the listing (`created: true`), or returns the existing one when `id` names a
+    /// visible listing whose fields equal every field sent (an idempotent replay).
+    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput) throws -> (row: ResourceRow, created: Bool) {
+        try pool.withTransaction { connection in
+            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+            let rows = try connection.query("""
+                SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
+                WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
+                """)
+            guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
+            return (try ResourceSQL.decodeRow(row), false)
+        }
+    }
+
+    /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
+    public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
+        try pool.withTransaction { connection in
+            try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
+        }
+    }
+
+    /// `PUT`: replaces the row, or creates it when no row has this id.
+    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
+        try pool.withTransaction { connection in
+            let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
+            if !exists {
+                guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
+                if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+            }
+            return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
+        }
+    }
+
+    /// Soft delete (owner or admin); deleting a deleted listing returns its tombstone.
+    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
+        try pool.withTransaction { connection in
+            let current = try lock(connection, viewer, id: id)
+            guard current.mayManage else { throw ResourceError.forbidden("Only the listing's owner may delete it.") }
+            guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+            if current.status == .deleted { return try get(connection, id) }
+            let rows = try connection.query("""
+                UPDATE listings l SET status = 'deleted', deleted_at = now() WHERE l.id = \(id)
+                RETURNING dispatch_json(l)::text AS json, l.version
+                """)
+            guard let row = rows.first else { throw ResourceError.notFound }
+            try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue, new: "deleted",
+                                               by: viewer.userID, on: connection)
+            return try ResourceSQL.decodeRow(row)
+        }
+    }
+
+    // MARK: Steps inside a transaction
+
+    struct Locked {
+        var status: ListingStatus
+        var version: Int
+        var ownedBy: UUID
+        var assignedStaff: UUID?
+        var mayUpdate: Bool
+        var mayManage: Bool
+    }
+
+    /// The visible row, locked for the rest of the transaction, with the caller's permissions.
+    func lock(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID) throws -> Locked {
+        let rows = try connection.query("""
+            SELECT l.status, l.version, l.owned_by, l.assigned_staff,
+                   \(Visibility.mayUpdateListing("l", viewer)) AS may_update,
+                   \(Visibility.mayManageListing("l", viewer)) AS may_manage
+            FROM listings l WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
+            FOR UPDATE OF l
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        return Locked(status: ListingStatus(rawValue: try row.decode("status")) ?? .draft,
+                      version: try row.decode("version"), ownedBy: try row.decode("owned_by"),
+                      assignedStaff: try row.decode("assigned_staff"),
+                      mayUpdate: try row.decode("may_update"), mayManage: try row.decode("may_manage"))
+    }
+
+    func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
+        let rows = try connection.query("SELECT dispatch_json(l)::text AS json, l.version FROM listings l WHERE l.id = \(id)")
+        guard let row = rows.first else { throw ResourceError.notFound }
+        return try ResourceSQL.decodeRow(row)
+    }
+
+    /// Inserts a new listing; nil when the id is taken.
+    func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: ListingInput) throws -> ResourceRow? {
+        var input = input
+        let owner = input.ownedBy ?? viewer.userID
+        input.ownedBy = owner
+        var errors = input.check(complete: true)
+        guard owner == viewer.userID || viewer.isAdmin else {
+            throw ResourceError.forbidden("Only administrators may create listings owned by someone else.")
+        }
+        var references = [(field: "owned_by", id: owner)]
+        if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
+        errors += try ResourceSQL.checkUsers(references, on: connection)
+        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        let fields = ListingInput.Field.allCases
+        let columns = fields.map(\.rawValue).joined(separator: ", ")
+        let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
+        let stamp = StatusRules.stampedColumn(enteringListingStatus: input.status)
+        let rows = try connection.query("""
+            INSERT INTO listings AS l (id, \(unsafeSQL: columns), activated_at, pending_at, closed_at)
+            VALUES (coalesce(\(id), gen_random_uuid()), \(values),
+                    \(unsafeSQL: stamp == "activated_at" ? "now()" : "NULL"), \(unsafeSQL: stamp == "pending_at" ? "now()" : "NULL"),
+                    \(unsafeSQL: stamp == "closed_at" ? "now()" : "NULL"))
+            ON CONFLICT (id) DO NOTHING
+            RETURNING dispatch_json(l)::text AS json, l.version, l.id
+            """)
+        guard let row = rows.first else { return nil }
+        try ResourceSQL.recordStatusChange(entityType: "listing", id: try row.decode("id"), old: nil, new: input.status.rawValue,
+                                           by: viewer.userID, on: connection)
+        return try ResourceSQL.decodeRow(row)
+    }
+
+    func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: ListingInput, patch: Bool,
+                check: VersionCheck) throws -> ResourceRow {
+        let current = try lock(connection, viewer, id: id)
+        guard current.mayUpdate else { throw ResourceError.forbidden("Only the listing's owner or assigned staff may change it.") }
+        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
+        switch StatusRules.update(from: current.status, to: newStatus) {
+        case .rowDeleted: throw ResourceError.deleted
+        case .useDelete: throw ResourceError.validation([ListingInput.useDelete])
+        case .allowed: break
+        }
+        if !patch, !input.provided.contains(.address) {
+            throw ResourceError.validation(input.check(complete: true))
+        }
+        var references: [(field: String, id: UUID)] = []
+        var reassigns = false
+        if let owner = input.ownedBy, owner != current.ownedBy {
+            reassigns = true
+            references.append((field: "owned_by", id: owner))
+        }
+        if input.applies(.assignedStaff, patch: patch), input.assignedStaff != current.assignedStaff {
+            reassigns = true
+            if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
+        }
+        guard !reassigns || current.mayManage else {
+            throw ResourceError.forbidden("Only the listing's owner may change owned_by or assigned_staff.")
+        }
+        let errors = try ResourceSQL.checkUsers(references, on: connection)
+        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        var sets = ListingInput.Field.allCases.filter { input.applies($0, patch: patch) }.map {
+            "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
+        }
+        if newStatus != current.status, let stamp = StatusRules.stampedColumn(enteringListingStatus: newStatus) {
+            sets.append("\(unsafeSQL: stamp) = now()")
+        }
+        guard !sets.isEmpty else { return try get(connection, id) }
+        let rows = try connection.query("""
+            UPDATE listings l SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE l.id = \(id)
+            RETURNING dispatch_json(l)::text AS json, l.version
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        if newStatus != current.status {
+            try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue,
+                                               new: newStatus.rawValue, by: viewer.userID, on: connection)
+        }
+        return try ResourceSQL.decodeRow(row)
+    }
+}

@@ -1,0 +1,179 @@
+import Domain
+import Foundation
+import Postgres
+
+/// Tasks and activities under SPEC 2 (one store per kind; the rules are the same). Every query
+/// carries the caller's visibility predicate; every write runs in one transaction with its
+/// status side effects (`completed_at`, `deleted_at`) and `status_changes` row. Claims are in
+/// `WorkItemStore+Claims.swift`. Used by the HTTP routes and, without HTTP, by the sync push.
+public struct WorkItemStore: Sendable {
+    let pool: PostgresPool
+    public let kind: WorkItemKind
+
+    public init(pool: PostgresPool, kind: WorkItemKind) {
+        self.pool = pool
+        self.kind = kind
+    }
+
+    var table: String { kind.table }
+
+    public func list(_ viewer: Viewer, _ filter: ListFilter) throws -> ResourcePage {
+        var conditions: [PostgresQuery] = []
+        switch filter.claimedBy {
+        case .user(let id)?: conditions.append("t.claimed_by = \(id)")
+        case .none?: conditions.append("t.claimed_by IS NULL")
+        case nil: break
+        }
+        if let listingID = filter.listingID { conditions.append("t.listing_id = \(listingID)") }
+        return try pool.withConnection { connection in
+            try ResourceSQL.page(connection, table: table, alias: "t", visibility: Visibility.workItem("t", viewer),
+                                 filter: filter, conditions: conditions)
+        }
+    }
+
+    public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
+        let rows = try pool.query("""
+            SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t
+            WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        return try ResourceSQL.decodeRow(row)
+    }
+
+    /// Creates the item (`created: true`), or returns the existing one when `id` names a
+    /// visible item whose fields equal every field sent (an idempotent replay).
+    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> (row: ResourceRow, created: Bool) {
+        try pool.withTransaction { connection in
+            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+            let rows = try connection.query("""
+                SELECT dispatch_json(t)::text AS json, t.version, \(input.sameAsRow("t", kind)) AS same
+                FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
+                """)
+            guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
+            return (try ResourceSQL.decodeRow(row), false)
+        }
+    }
+
+    /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
+    public func update(_ viewer: Viewer, id: UUID, input: WorkItemInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
+        try pool.withTransaction { connection in
+            try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
+        }
+    }
+
+    /// `PUT`: replaces the row, or creates it when no row has this id.
+    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
+        try pool.withTransaction { connection in
+            let exists = try !connection.query("SELECT 1 FROM \(unsafeSQL: table) WHERE id = \(id)").isEmpty
+            if !exists {
+                guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
+                if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+            }
+            return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
+        }
+    }
+
+    /// Soft delete (declarer, listing owner, admin); deleting a deleted item returns its tombstone.
+    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
+        try pool.withTransaction { connection in
+            let current = try lock(connection, viewer, id: id)
+            guard current.mayDelete else {
+                throw ResourceError.forbidden("Only the \(kind.rawValue)'s declarer or its listing's owner may delete it.")
+            }
+            guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+            if current.status == .deleted { return try get(connection, id) }
+            let rows = try connection.query("""
+                UPDATE \(unsafeSQL: table) t SET status = 'deleted', deleted_at = now(), completed_at = NULL WHERE t.id = \(id)
+                RETURNING dispatch_json(t)::text AS json, t.version
+                """)
+            guard let row = rows.first else { throw ResourceError.notFound }
+            try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue, new: "deleted",
+                                               by: viewer.userID, on: connection)
+            return try ResourceSQL.decodeRow(row)
+        }
+    }
+
+    // MARK: Steps inside a transaction
+
+    struct Locked {
+        var status: WorkItemStatus
+        var version: Int
+        var claimedBy: UUID?
+        var listingID: UUID?
+        var mayDelete: Bool
+    }
+
+    /// The visible row, locked for the rest of the transaction. Whoever sees an item may
+    /// update it (SPEC 2), so only the delete permission needs computing.
+    func lock(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID) throws -> Locked {
+        let rows = try connection.query("""
+            SELECT t.status, t.version, t.claimed_by, t.listing_id, \(Visibility.mayDeleteWorkItem("t", viewer)) AS may_delete
+            FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
+            FOR UPDATE OF t
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        return Locked(status: WorkItemStatus(rawValue: try row.decode("status")) ?? .open,
+                      version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
+                      listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete"))
+    }
+
+    func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
+        let rows = try connection.query("SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
+        guard let row = rows.first else { throw ResourceError.notFound }
+        return try ResourceSQL.decodeRow(row)
+    }
+
+    /// Inserts a new item declared by the caller; nil when the id is taken.
+    func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
+        var errors = input.check(complete: true, currentClaimer: nil)
+        if let listingID = input.listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
+            errors.append(error)
+        }
+        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        let fields = WorkItemInput.fields(kind)
+        let columns = fields.map(\.rawValue).joined(separator: ", ")
+        let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
+        let rows = try connection.query("""
+            INSERT INTO \(unsafeSQL: table) AS t (id, declared_by, completed_at, \(unsafeSQL: columns))
+            VALUES (coalesce(\(id), gen_random_uuid()), \(viewer.userID),
+                    \(unsafeSQL: StatusRules.hasCompletedAt(input.status) ? "now()" : "NULL"), \(values))
+            ON CONFLICT (id) DO NOTHING
+            RETURNING dispatch_json(t)::text AS json, t.version, t.id
+            """)
+        guard let row = rows.first else { return nil }
+        try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: try row.decode("id"), old: nil,
+                                           new: input.status.rawValue, by: viewer.userID, on: connection)
+        return try ResourceSQL.decodeRow(row)
+    }
+
+    func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
+                check: VersionCheck) throws -> ResourceRow {
+        let current = try lock(connection, viewer, id: id)
+        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
+        if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw ResourceError.deleted }
+        var errors = input.check(complete: !patch, currentClaimer: current.claimedBy)
+        if input.applies(.listingID, patch: patch), let listingID = input.listingID, listingID != current.listingID,
+           let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
+            errors.append(error)
+        }
+        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        var sets = WorkItemInput.fields(kind).filter { input.applies($0, patch: patch) }.map {
+            "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
+        }
+        if newStatus != current.status {
+            sets.append(StatusRules.hasCompletedAt(newStatus) ? "completed_at = now()" : "completed_at = NULL")
+        }
+        guard !sets.isEmpty else { return try get(connection, id) }
+        let rows = try connection.query("""
+            UPDATE \(unsafeSQL: table) t SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE t.id = \(id)
+            RETURNING dispatch_json(t)::text AS json, t.version
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        if newStatus != current.status {
+            try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue,
+                                               new: newStatus.rawValue, by: viewer.userID, on: connection)
+        }
+        return try ResourceSQL.decodeRow(row)
+    }
+}
