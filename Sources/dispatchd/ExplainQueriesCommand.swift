@@ -7,7 +7,7 @@ import Store
 struct ExplainQueriesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain-queries",
-        abstract: "Benchmark tool: EXPLAIN (ANALYZE, BUFFERS) the visibility-filtered reads as one user; exit 1 on a sequential scan of a big table.",
+        abstract: "Benchmark tool: EXPLAIN (ANALYZE, BUFFERS) the visibility-filtered reads as one user; exit 1 on a sequential scan of a big table or a slow plan.",
         discussion: "Run it on a seeded database (seed-demo). Used by bench/explain."
     )
 
@@ -16,6 +16,12 @@ struct ExplainQueriesCommand: ParsableCommand {
 
     @Option(help: "Tables with more rows than this count as big: a sequential scan on them is flagged.")
     var bigTableRows = 10_000
+
+    @Option(help: "Flag queries slower than this many milliseconds (a filtered walk of a whole index is no sequential scan, but as slow).")
+    var slowMilliseconds = 20.0
+
+    @Option(help: "Queries whose name contains this text are reported but never flagged (e.g. the sync feed, which reads every visible row by design).")
+    var exempt: [String] = []
 
     @OptionGroup var options: ConfigurationOptions
 
@@ -39,13 +45,18 @@ struct ExplainQueriesCommand: ParsableCommand {
                     let explained = PostgresQuery(sql: "EXPLAIN (ANALYZE, BUFFERS) " + query.query.sql, binds: query.query.binds)
                     let lines = try connection.query(explained).map { try $0.decode(0, as: String.self) }
                     let seqScans = Self.sequentialScans(in: lines, of: bigTables)
-                    flagged += seqScans.count
+                    let milliseconds = lines.last { $0.hasPrefix("Execution Time:") }
+                        .flatMap { Double($0.dropFirst("Execution Time: ".count).prefix { $0 != " " }) } ?? 0
+                    var problems = seqScans.map { "SEQ SCAN \($0)" }
+                    if milliseconds > slowMilliseconds { problems.append("SLOW > \(slowMilliseconds) ms") }
+                    let isExempt = exempt.contains { query.name.contains($0) }
+                    if !isExempt { flagged += problems.count }
                     print("== \(query.name)\n\(query.query.sql)\n")
                     print(lines.joined(separator: "\n"))
-                    print(seqScans.isEmpty ? "" : "!! sequential scan of a big table: \(seqScans.joined(separator: ", "))\n")
-                    let time = lines.last { $0.hasPrefix("Execution Time:") }?.dropFirst("Execution Time: ".count) ?? "?"
-                    summary.append("\(query.name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(time)"
-                        + (seqScans.isEmpty ? "" : "   SEQ SCAN: \(seqScans.joined(separator: ", "))"))
+                    print(problems.isEmpty ? "" : "!! \(problems.joined(separator: ", "))\(isExempt ? " (exempt)" : "")\n")
+                    summary.append(query.name.padding(toLength: 48, withPad: " ", startingAt: 0)
+                        + String(format: " %9.3f ms", milliseconds)
+                        + (problems.isEmpty ? "" : "   " + problems.joined(separator: ", ") + (isExempt ? " (exempt)" : "")))
                 }
                 print("== summary (as \(email), \(viewer.isAdmin ? "admin" : "realtor"); big tables: \(bigTables.sorted().joined(separator: ", ")))")
                 print(summary.joined(separator: "\n"))

@@ -3,8 +3,9 @@ import Postgres
 import Store
 
 /// The visibility-filtered reads of the API, built from `Store.Visibility` exactly as the
-/// routes splice it (same predicates, same ordering and page size), for `explain-queries`.
-/// When a Store type exposes a route's query, use it here instead of restating the shape.
+/// stores splice it (same predicates, same statement shape, ordering and page size), for
+/// `explain-queries`. The list statement restates `ResourceSQL.page` (internal to Store);
+/// bench/resources checks the real one from the server's statement log.
 enum VisibilityQueries {
     struct Query {
         let name: String
@@ -23,27 +24,14 @@ enum VisibilityQueries {
         var queries: [Query] = []
         for kind in WorkItemKind.allCases {
             let table = kind.table
-            queries.append(Query(name: "GET /v1/\(table)?limit=50", query: """
-                SELECT dispatch_json(w) AS row FROM \(unsafeSQL: table) w
-                WHERE \(Visibility.workItem("w", viewer)) AND w.status <> 'deleted'
-                ORDER BY w.updated_at, w.id LIMIT \(pageSize)
-                """))
-            queries.append(Query(name: "GET /v1/\(table)?claimed_by=me", query: """
-                SELECT dispatch_json(w) AS row FROM \(unsafeSQL: table) w
-                WHERE \(Visibility.workItem("w", viewer)) AND w.status <> 'deleted' AND w.claimed_by = \(viewer.userID)
-                ORDER BY w.updated_at, w.id LIMIT \(pageSize)
-                """))
+            queries.append(Query(name: "GET /v1/\(table)?limit=50",
+                                 query: page(table, "t", Visibility.workItem("t", viewer))))
+            queries.append(Query(name: "GET /v1/\(table)?claimed_by=me",
+                                 query: page(table, "t", Visibility.workItem("t", viewer), "t.claimed_by = \(viewer.userID)")))
         }
-        queries.append(Query(name: "GET /v1/tasks?updated_since=<7 days ago>", query: """
-            SELECT dispatch_json(w) AS row FROM tasks w
-            WHERE \(Visibility.workItem("w", viewer)) AND w.status <> 'deleted' AND w.updated_at > now() - interval '7 days'
-            ORDER BY w.updated_at, w.id LIMIT \(pageSize)
-            """))
-        queries.append(Query(name: "GET /v1/listings?limit=50", query: """
-            SELECT dispatch_json(l) AS row FROM listings l
-            WHERE \(Visibility.listing("l", viewer)) AND l.status <> 'deleted'
-            ORDER BY l.updated_at, l.id LIMIT \(pageSize)
-            """))
+        queries.append(Query(name: "GET /v1/tasks?updated_since=<7 days ago>",
+                             query: page("tasks", "t", Visibility.workItem("t", viewer), "t.updated_at > now() - interval '7 days'")))
+        queries.append(Query(name: "GET /v1/listings?limit=50", query: page("listings", "l", Visibility.listing("l", viewer))))
         if let task = samples.taskID {
             queries.append(Query(name: "GET /v1/tasks/{id}", query: """
                 SELECT dispatch_json(w) AS row FROM tasks w WHERE w.id = \(task) AND \(Visibility.workItem("w", viewer))
@@ -73,6 +61,20 @@ enum VisibilityQueries {
             ORDER BY n.txid, n.id LIMIT 500
             """))
         return queries
+    }
+
+    /// The statement of `ResourceSQL.page` (Store, internal): the list routes' first page.
+    static func page(_ table: String, _ alias: String, _ visibility: PostgresQuery, _ extra: PostgresQuery? = nil) -> PostgresQuery {
+        var conditions = visibility
+        if let extra { conditions = "\(conditions) AND \(extra)" }
+        return """
+            SELECT dispatch_json(\(unsafeSQL: alias))::text AS json, \(unsafeSQL: alias).id,
+                   (extract(epoch FROM \(unsafeSQL: alias).updated_at) * 1000000)::int8 AS micros
+            FROM \(unsafeSQL: table) \(unsafeSQL: alias)
+            WHERE \(conditions) AND \(unsafeSQL: alias).deleted_at IS NULL
+            ORDER BY \(unsafeSQL: alias).updated_at, \(unsafeSQL: alias).id
+            LIMIT \(pageSize)
+            """
     }
 
     /// A task and a listing the viewer sees (declared or owned, so visible by any rule).
