@@ -35,7 +35,8 @@ struct ExplainQueriesCommand: ParsableCommand {
                 guard let user = try connection.query("""
                     SELECT id, user_type FROM users WHERE lower(email) = lower(\(email))
                     """).first else {
-                    throw ValidationError("no user with email \(email) (seed the database with seed-demo first)")
+                    FileHandle.standardError.write(Data("dispatchd: no user with email \(email) (seed the database with seed-demo first)\n".utf8))
+                    throw ExitCode(1)
                 }
                 let viewer = Viewer(userID: try user.decode("id"), isAdmin: try user.decode("user_type", as: String.self) == "admin")
                 let bigTables = try Self.bigTables(connection, threshold: bigTableRows)
