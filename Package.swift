@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", logging]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", logging,
+            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

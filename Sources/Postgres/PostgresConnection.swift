@@ -264,7 +264,10 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private func applySessionSettings() throws {
-        var settings: [(String, String)] = []
+        // JIT pays off for long analytic queries, not for this OLTP workload: a visibility
+        // subplan's inflated cost estimate crosses jit_optimize_above_cost and a 130 ms sync
+        // page then spends another 780 ms compiling (bench/explain, 100k tasks).
+        var settings: [(String, String)] = [("jit", "off")]
         if let timeout = configuration.statementTimeout {
             settings.append(("statement_timeout", String(timeout.postgresMilliseconds)))
         }
@@ -274,7 +277,6 @@ public final class PostgresConnection: @unchecked Sendable {
         if let zone = configuration.timeZone {
             settings.append(("TimeZone", zone))
         }
-        guard !settings.isEmpty else { return }
         var binds: [PostgresBind] = []
         var calls: [String] = []
         for (name, value) in settings {

@@ -5,7 +5,8 @@ struct Dispatchd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dispatchd",
         abstract: "The Dispatch server: a self-hosted REST and sync backend.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, CreateAdminCommand.self],
+        subcommands: [ServeCommand.self, MigrateCommand.self, CreateAdminCommand.self, SeedDemoCommand.self,
+                      ExplainQueriesCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }
