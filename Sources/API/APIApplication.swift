@@ -56,8 +56,9 @@ public struct APIApplication: Sendable {
     /// JSON, and map database errors before that rendering sees them; then authenticate /v1
     /// requests.
     public var middleware: [any Middleware] {
+        let router = makeRouter()
         let base: [any Middleware] = [
-            LoggingMiddleware(), MetricsMiddleware(router: makeRouter(), metrics: metrics),
+            LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
             ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }
