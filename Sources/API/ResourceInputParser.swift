@@ -81,7 +81,7 @@ enum ResourceInputParser {
 
     /// On `PUT`/`PATCH` a body `id` is server-managed: ignored when it equals the path's, refused otherwise.
     static func checkBodyID(_ body: inout JSONRequestBody, path id: UUID) {
-        if let sent = body.uuid("id", nullable: true), let sent, sent != id {
+        if let sent = body.uuid("id", nullable: false) ?? nil, sent != id {
             body.add(FieldError(field: "id", code: "id_mismatch", message: "Must match the id in the path (or be left out)."))
         }
     }
