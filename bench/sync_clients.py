@@ -16,7 +16,7 @@ def rss_kib(pid, field="VmRSS"):
     return 0
 
 
-async def request(host, port, method, path, token, body=None):
+async def request(host, port, method, path, token, body=None, sent=None):
     reader, writer = await asyncio.open_connection(host, port)
     data = json.dumps(body).encode() if body is not None else b""
     head = (f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
@@ -25,6 +25,8 @@ async def request(host, port, method, path, token, body=None):
         head += "Content-Type: application/json\r\n"
     writer.write(head.encode() + b"\r\n" + data)
     await writer.drain()
+    if sent is not None:
+        sent()
     raw = await reader.read(-1)
     writer.close()
     header, _, payload = raw.partition(b"\r\n\r\n")
@@ -57,13 +59,25 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
     path = f"/v1/sync?since={urllib.parse.quote(cursor)}&wait=60"
     rss_before = rss_kib(pid)
     done_at = []
+    sent = [0]
+    all_sent = asyncio.Event()
+
+    def one_sent():
+        sent[0] += 1
+        if sent[0] == count:
+            all_sent.set()
 
     async def wait_one():
-        status, _ = await request(host, port, "GET", path, token)
+        status, _ = await request(host, port, "GET", path, token, sent=one_sent)
         done_at.append((time.perf_counter(), status))
 
-    tasks = [asyncio.create_task(wait_one()) for _ in range(count)]
-    await asyncio.sleep(3)  # every waiter connected and parked on the server
+    tasks = []
+    for _ in range(count):  # in batches: a burst of 2,000 connects would overflow the listen backlog
+        tasks.append(asyncio.create_task(wait_one()))
+        if len(tasks) % 100 == 0:
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(all_sent.wait(), timeout=60)
+    await asyncio.sleep(3)  # every request read and parked on the server
     assert not done_at, f"{len(done_at)} waiters returned before any write"
     rss_waiting = rss_kib(pid)
     print(f"waiters={count} server_rss_before_kib={rss_before} server_rss_waiting_kib={rss_waiting} "
