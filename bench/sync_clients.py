@@ -37,7 +37,7 @@ async def request(host, port, method, path, token, body=None, sent=None):
 async def full(host, port, token, pid):
     start = time.perf_counter()
     cursor, pages, rows, largest_page = None, 0, 0, 0
-    rss_before = rss_kib(pid)
+    rss_before, peak_before = rss_kib(pid), rss_kib(pid, "VmHWM")
     while True:
         path = "/v1/sync?limit=1000" + (f"&since={urllib.parse.quote(cursor)}" if cursor else "")
         status, payload = await request(host, port, "GET", path, token)
@@ -51,7 +51,8 @@ async def full(host, port, token, pid):
             break
     elapsed = time.perf_counter() - start
     print(f"full_sync_rows={rows} pages={pages} wall_s={elapsed:.3f} largest_page_bytes={largest_page}")
-    print(f"server_rss_before_kib={rss_before} server_rss_after_kib={rss_kib(pid)} server_peak_rss_kib={rss_kib(pid, 'VmHWM')}")
+    print(f"server_rss_before_kib={rss_before} server_rss_after_kib={rss_kib(pid)} "
+          f"server_peak_rss_before_kib={peak_before} server_peak_rss_after_kib={rss_kib(pid, 'VmHWM')}")
     print(f"cursor={cursor}")
 
 
