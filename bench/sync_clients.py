@@ -16,7 +16,16 @@ def rss_kib(pid, field="VmRSS"):
     return 0
 
 
-async def request(host, port, method, path, token, body=None):
+def reset_peak(pid):
+    """Resets VmHWM to the current RSS (Linux: clear_refs 5; needs the process owner or root)."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as refs:
+            refs.write("5")
+    except OSError as error:
+        print(f"note: could not reset the peak RSS ({error}); server_peak_rss_after_kib includes earlier peaks")
+
+
+async def request(host, port, method, path, token, body=None, sent=None):
     reader, writer = await asyncio.open_connection(host, port)
     data = json.dumps(body).encode() if body is not None else b""
     head = (f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
@@ -25,6 +34,8 @@ async def request(host, port, method, path, token, body=None):
         head += "Content-Type: application/json\r\n"
     writer.write(head.encode() + b"\r\n" + data)
     await writer.drain()
+    if sent is not None:
+        sent()
     raw = await reader.read(-1)
     writer.close()
     header, _, payload = raw.partition(b"\r\n\r\n")
@@ -35,7 +46,8 @@ async def request(host, port, method, path, token, body=None):
 async def full(host, port, token, pid):
     start = time.perf_counter()
     cursor, pages, rows, largest_page = None, 0, 0, 0
-    rss_before = rss_kib(pid)
+    rss_before, peak_before = rss_kib(pid), rss_kib(pid, "VmHWM")
+    reset_peak(pid)  # the sign-ins before (password hashing) set a peak of their own
     while True:
         path = "/v1/sync?limit=1000" + (f"&since={urllib.parse.quote(cursor)}" if cursor else "")
         status, payload = await request(host, port, "GET", path, token)
@@ -49,7 +61,8 @@ async def full(host, port, token, pid):
             break
     elapsed = time.perf_counter() - start
     print(f"full_sync_rows={rows} pages={pages} wall_s={elapsed:.3f} largest_page_bytes={largest_page}")
-    print(f"server_rss_before_kib={rss_before} server_rss_after_kib={rss_kib(pid)} server_peak_rss_kib={rss_kib(pid, 'VmHWM')}")
+    print(f"server_rss_before_kib={rss_before} server_rss_after_kib={rss_kib(pid)} "
+          f"server_peak_rss_before_kib={peak_before} (reset) server_peak_rss_during_kib={rss_kib(pid, 'VmHWM')}")
     print(f"cursor={cursor}")
 
 
@@ -57,13 +70,25 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
     path = f"/v1/sync?since={urllib.parse.quote(cursor)}&wait=60"
     rss_before = rss_kib(pid)
     done_at = []
+    sent = [0]
+    all_sent = asyncio.Event()
+
+    def one_sent():
+        sent[0] += 1
+        if sent[0] == count:
+            all_sent.set()
 
     async def wait_one():
-        status, _ = await request(host, port, "GET", path, token)
+        status, _ = await request(host, port, "GET", path, token, sent=one_sent)
         done_at.append((time.perf_counter(), status))
 
-    tasks = [asyncio.create_task(wait_one()) for _ in range(count)]
-    await asyncio.sleep(3)  # every waiter connected and parked on the server
+    tasks = []
+    for _ in range(count):  # in batches: a burst of 2,000 connects would overflow the listen backlog
+        tasks.append(asyncio.create_task(wait_one()))
+        if len(tasks) % 100 == 0:
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(all_sent.wait(), timeout=60)
+    await asyncio.sleep(3)  # every request read and parked on the server
     assert not done_at, f"{len(done_at)} waiters returned before any write"
     rss_waiting = rss_kib(pid)
     print(f"waiters={count} server_rss_before_kib={rss_before} server_rss_waiting_kib={rss_waiting} "

@@ -89,7 +89,9 @@ public enum Visibility {
     /// May update listing `alias`'s fields: owner or assigned staff.
     public static func mayUpdateListing(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
-        return "(\(unsafeSQL: alias).owned_by = \(viewer.userID) OR \(unsafeSQL: alias).assigned_staff = \(viewer.userID))"
+        // COALESCE: with no staff the comparison is NULL, and a NULL permission decodes as an
+        // error (a 500) where the answer is 403.
+        return "COALESCE(\(unsafeSQL: alias).owned_by = \(viewer.userID) OR \(unsafeSQL: alias).assigned_staff = \(viewer.userID), FALSE)"
     }
 
     /// May delete listing `alias` or change its `owned_by` / `assigned_staff`: owner only.
@@ -108,9 +110,10 @@ public enum Visibility {
     public static func mayDeleteWorkItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
         let me = viewer.userID
+        // COALESCE: `NULL IN (…)` (no listing) is NULL, which must read as "no", not fail to decode.
         return """
-            (\(unsafeSQL: alias).declared_by = \(me)
-             OR \(unsafeSQL: alias).listing_id IN (SELECT ml.id FROM listings ml WHERE ml.owned_by = \(me)))
+            COALESCE(\(unsafeSQL: alias).declared_by = \(me)
+             OR \(unsafeSQL: alias).listing_id IN (SELECT ml.id FROM listings ml WHERE ml.owned_by = \(me)), FALSE)
             """
     }
 }
