@@ -1,6 +1,7 @@
 import HTTPServer
 import Logging
 import Postgres
+import Store
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -12,22 +13,26 @@ public struct APIApplication: Sendable {
     public let metrics: RequestMetrics
     /// Reported as `db_pool_connections`; defaults to the authentication service's pool.
     public let pool: PostgresPool?
+    /// The sync feed and its long-poll waiters; present with authentication.
+    public let sync: SyncService?
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
     public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
 
-    public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil) {
+    public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
+                sync: SyncService? = nil) {
         self.readiness = readiness
         self.auth = auth
         self.metrics = RequestMetrics()
         self.pool = pool ?? auth?.pool
+        self.sync = sync ?? auth.map { SyncService(pool: $0.pool) }
     }
 
     public func makeRouter() -> Router {
         var router = Router()
         OperationsRoutes.register(on: &router, readiness: readiness)
-        MetricsRoutes.register(on: &router, metrics: metrics, pool: pool, auth: auth)
+        MetricsRoutes.register(on: &router, metrics: metrics, pool: pool, auth: auth, sync: sync)
         if let auth {
             AuthRoutes.register(on: &router, auth: auth)
             UserRoutes.register(on: &router, auth: auth)
@@ -37,6 +42,12 @@ public struct APIApplication: Sendable {
             WorkItemRoutes.register(on: &router, auth: auth)
             ClaimRoutes.register(on: &router, auth: auth)
             HistoryRoutes.register(on: &router, auth: auth)
+            NoteRoutes.register(on: &router, auth: auth)
+            SubtaskRoutes.register(on: &router, auth: auth)
+            if let sync { SyncRoutes.register(on: &router, auth: auth, sync: sync) }
+            // Push replays mutations through every route registered above, so it comes last.
+            let resources = router
+            SyncPushRoutes.register(on: &router, resources: resources, auth: auth, log: MutationLog(pool: auth.pool))
         }
         return router
     }
@@ -45,8 +56,9 @@ public struct APIApplication: Sendable {
     /// JSON, and map database errors before that rendering sees them; then authenticate /v1
     /// requests.
     public var middleware: [any Middleware] {
+        let router = makeRouter()
         let base: [any Middleware] = [
-            LoggingMiddleware(), MetricsMiddleware(router: makeRouter(), metrics: metrics),
+            LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
             ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }

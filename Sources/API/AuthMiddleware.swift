@@ -2,6 +2,7 @@ import Credentials
 import Foundation
 import HTTP1
 import HTTPServer
+import Logging
 
 /// Authenticates every `/v1` request except sign-in, refresh and avatar downloads, and puts a
 /// `Principal` on the context.
@@ -25,7 +26,13 @@ public struct AuthMiddleware: Middleware {
             return try next(request, context)
         }
         var context = context
-        context.principal = try authenticate(request)
+        let principal = try authenticate(request)
+        context.principal = principal
+        // The id only (never the credential): on the request's log line and on every line
+        // the handler logs.
+        let userID = Logger.MetadataValue.string(principal.userID.uuidString.lowercased())
+        context.logFields["user_id"] = userID
+        context.logger[metadataKey: "user_id"] = userID
         return try next(request, context)
     }
 

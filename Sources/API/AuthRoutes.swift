@@ -17,7 +17,8 @@ enum AuthRoutes {
             try body.finish()
             let newToken = try SecureRandom.token()
             let invalid = HTTPError(status: .unauthorized, code: "invalid_refresh_token",
-                                    message: "The refresh token is invalid, expired or revoked; sign in again.")
+                                    message: "The refresh token is invalid, expired or revoked; sign in again.",
+                                    extraHeaders: bearerChallenge)
             switch try auth.sessions.rotate(oldHash: SHA256.hex(token ?? ""), newHash: SHA256.hex(newToken)) {
             case .rotated(let sessionID, let userID):
                 guard let user = try auth.users.find(id: userID), user.isActive else { throw invalid }
@@ -49,6 +50,9 @@ enum AuthRoutes {
         }
     }
 
+    /// Every 401 carries a challenge (RFC 9110 §15.5.2, SPEC 4), sign-in and refresh included.
+    static let bearerChallenge: HTTPHeaders = ["WWW-Authenticate": "Bearer"]
+
     private static func login(_ request: HTTPRequest, _ context: RequestContext, _ auth: AuthService) throws -> HTTPResponse {
         var body = try JSONRequestBody(request, allowed: ["email", "password"], ignored: [])
         let email = body.string("email", required: true)?.trimmingCharacters(in: .whitespaces)
@@ -69,7 +73,8 @@ enum AuthRoutes {
         guard let user = found?.user, matches, user.isActive else {
             auth.recordLoginFailure()
             try auth.throttle.record(email: email, clientAddress: address, succeeded: false)
-            throw HTTPError(status: .unauthorized, code: "invalid_credentials", message: "The email or password is incorrect.")
+            throw HTTPError(status: .unauthorized, code: "invalid_credentials", message: "The email or password is incorrect.",
+                            extraHeaders: bearerChallenge)
         }
         try auth.throttle.record(email: email, clientAddress: address, succeeded: true)
         if auth.hasher.needsRehash(storedHash) {

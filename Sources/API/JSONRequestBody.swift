@@ -5,8 +5,8 @@ import HTTPServer
 
 /// A JSON object request body with the SPEC 4 errors: 413 over `maxBytes`, 415 when not
 /// `application/json`, 400 `invalid_json` when unparsable or not an object, and 422
-/// `validation_failed` for unknown fields and bad values — every problem collected, one
-/// `details` entry per field.
+/// `validation_failed` for unknown fields, bad values and strings containing U+0000 — every
+/// problem collected, one `details` entry per field.
 ///
 /// The server's global body limit is raised to fit avatar uploads (5 MiB); JSON routes keep a
 /// 1 MiB limit here, which is far beyond any legitimate object they accept.
@@ -47,11 +47,28 @@ struct JSONRequestBody {
         for key in object.keys.sorted() where !allowed.contains(key) && !ignored.contains(key) {
             errors.append(FieldError(field: key, code: "unknown_field", message: "Unknown field."))
         }
+        // PostgreSQL text cannot hold U+0000, so such a value could never be stored or looked
+        // up: it is the client's mistake (422), not a server error.
+        for key in object.keys.sorted() where allowed.contains(key) && Self.containsNUL(object[key]) {
+            errors.append(FieldError(field: key, code: "invalid_character", message: "Must not contain U+0000 (NUL)."))
+        }
+    }
+
+    private static func containsNUL(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .string(let text)?: text.utf8.contains(0)
+        case .array(let values)?: values.contains { containsNUL($0) }
+        case .object(let fields)?: fields.contains { $0.key.utf8.contains(0) || containsNUL($0.value) }
+        default: false
+        }
     }
 
     static let serverManaged: Set<String> = ["id", "created_at", "updated_at", "version"]
 
     func contains(_ field: String) -> Bool { object[field] != nil }
+
+    /// The raw value of `field`, for shapes the typed helpers do not cover (arrays of objects).
+    func value(_ field: String) -> JSONValue? { object[field] }
 
     mutating func string(_ field: String, required: Bool) -> String? {
         switch object[field] {
@@ -59,7 +76,8 @@ struct JSONRequestBody {
             if required { errors.append(FieldError(field: field, code: "required", message: "Is required.")) }
             return nil
         case .string(let value):
-            return value
+            // Reported by init; nil keeps the value away from the database.
+            return value.utf8.contains(0) ? nil : value
         default:
             errors.append(FieldError(field: field, code: "invalid_type", message: "Must be a string."))
             return nil

@@ -5,7 +5,7 @@ import Postgres
 /// `GET /metrics` in the Prometheus text format, unauthenticated like the other operations
 /// routes (SPEC 5): keep it off the public internet at the proxy.
 enum MetricsRoutes {
-    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?) {
+    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?, sync: SyncService?) {
         router.get("/metrics", runsOnEventLoop: true) { _, _ in
             var output = PrometheusText()
             metrics.write(to: &output)
@@ -19,6 +19,12 @@ enum MetricsRoutes {
             if let auth {
                 output.family("auth_login_failures_total", type: "counter", help: "Sign-ins refused for a wrong email, password or a deactivated account.")
                 output.sample("auth_login_failures_total", [], auth.loginFailures)
+            }
+            if let sync {
+                output.family("sync_waiters", type: "gauge", help: "Long-poll GET /v1/sync requests parked on this instance.")
+                output.sample("sync_waiters", [], sync.waiterCount)
+                output.family("sync_waiter_checks_total", type: "counter", help: "Page re-reads for parked long-poll requests after a commit or at their deadline.")
+                output.sample("sync_waiter_checks_total", [], sync.waiterChecks)
             }
             return .response(HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType],
                                           body: Array(output.text.utf8)))

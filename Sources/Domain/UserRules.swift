@@ -6,14 +6,16 @@ public enum UserRules {
     public static let nameMaximumLength = 200
     public static let emailMaximumLength = 254
 
-    /// Problems with `password`, or nil when acceptable. Length counts characters (grapheme
-    /// clusters), so non-ASCII passphrases are neither favoured nor penalised.
+    /// Problems with `password`, or nil when acceptable. Lengths count Unicode code points, as
+    /// JSON Schema's `minLength`/`maxLength` in openapi.yaml do (so clients validating against
+    /// the schema agree with the server), and so the maximum bounds the KDF input: a grapheme
+    /// count would let a few "characters" carry kilobytes of combining marks.
     public static func checkPassword(_ password: String, field: String = "password") -> FieldError? {
-        if password.count < passwordMinimumLength {
+        if password.unicodeScalars.count < passwordMinimumLength {
             return FieldError(field: field, code: "too_short",
                               message: "Must be at least \(passwordMinimumLength) characters long.")
         }
-        if password.count > passwordMaximumLength {
+        if password.unicodeScalars.count > passwordMaximumLength {
             return FieldError(field: field, code: "too_long",
                               message: "Must be at most \(passwordMaximumLength) characters long.")
         }
@@ -23,14 +25,16 @@ public enum UserRules {
         return nil
     }
 
-    /// The trimmed name; nil after appending the problem to `errors`.
+    /// The trimmed name; nil after appending the problem to `errors`. The maximum applies to
+    /// the name as sent, in code points (JSON Schema's `maxLength`), so a value the schema
+    /// rejects is never accepted because trimming shortened it.
     public static func checkName(_ name: String, field: String = "name", errors: inout [FieldError]) -> String? {
         let trimmed = name.trimmingWhitespace()
         if trimmed.isEmpty {
             errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
             return nil
         }
-        if trimmed.count > nameMaximumLength {
+        if name.unicodeScalars.count > nameMaximumLength {
             errors.append(FieldError(field: field, code: "too_long",
                                      message: "Must be at most \(nameMaximumLength) characters long."))
             return nil
@@ -43,7 +47,7 @@ public enum UserRules {
     public static func checkEmail(_ email: String, field: String = "email", errors: inout [FieldError]) -> String? {
         let trimmed = email.trimmingWhitespace()
         let invalid = FieldError(field: field, code: "invalid", message: "Must be an email address like name@example.com.")
-        guard trimmed.count <= emailMaximumLength, !trimmed.contains(where: \.isWhitespace),
+        guard trimmed.unicodeScalars.count <= emailMaximumLength, !trimmed.contains(where: \.isWhitespace),
               let at = trimmed.lastIndex(of: "@"), at != trimmed.startIndex
         else { errors.append(invalid); return nil }
         let domain = trimmed[trimmed.index(after: at)...]

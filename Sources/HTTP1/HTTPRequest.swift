@@ -1,7 +1,8 @@
 /// The request line and header section of a request.
 public struct HTTPRequestHead: Sendable, Equatable {
     public var method: HTTPMethod
-    /// The request-target exactly as sent (origin-form `/path?query`, or `*` for OPTIONS).
+    /// The request-target exactly as sent: origin-form `/path?query`, absolute-form
+    /// `http://host/path?query`, or `*` for OPTIONS.
     public var target: String
     public var version: HTTPVersion
     public var headers: HTTPHeaders
@@ -13,10 +14,18 @@ public struct HTTPRequestHead: Sendable, Equatable {
         self.headers = headers
     }
 
-    /// The path part of the target (before `?`), still percent-encoded.
+    /// The path part of the target (before `?`), still percent-encoded. For absolute-form the
+    /// scheme and authority are dropped, and an empty path is `/` (RFC 9112 §3.2.2, RFC 9110
+    /// §4.2.3), so such a request routes like its origin-form equivalent.
     public var path: Substring {
-        if let q = target.firstIndex(of: "?") { return target[..<q] }
-        return target[...]
+        let beforeQuery = target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+        guard let first = beforeQuery.first, first != "/", first != "*" else { return beforeQuery }
+        // The parser accepted absolute-form only: `scheme "://" authority [path]`, and the
+        // authority contains neither `/` nor `?`.
+        guard let colon = beforeQuery.firstIndex(of: ":") else { return beforeQuery }
+        let authority = beforeQuery[colon...].dropFirst(3)
+        guard let slash = authority.firstIndex(of: "/") else { return "/" }
+        return beforeQuery[slash...]
     }
 
     /// The query part of the target (after `?`), or nil.

@@ -32,7 +32,7 @@ public struct HTTPError: Error, Sendable, Equatable {
         HTTPError(status: .badRequest, code: code, message: message)
     }
 
-    static let internalError = HTTPError(status: .internalServerError, code: "internal_error",
+    public static let internalError = HTTPError(status: .internalServerError, code: "internal_error",
                                          message: "An unexpected error occurred.")
 
     /// The response this error is rendered as.

@@ -1,49 +1,55 @@
 import HTTP1
 import Logging
 
-/// Logs one line per request: method, path (without query), status, duration, request id
-/// (via the context logger's metadata). Never bodies, queries or Authorization.
+/// Logs one line per request: request id (the context logger's metadata), method, path
+/// (without the query), route pattern, status, duration in milliseconds, and whatever inner
+/// layers put in `RequestContext.logFields` (the authenticated `user_id`). Never bodies,
+/// queries or header values, so passwords and tokens cannot reach the log.
 public struct LoggingMiddleware: Middleware {
-    public let level: Logger.Level
+    /// The `route` of requests no route answers (404, 405), as in the metrics.
+    public static let unmatchedRoute = "unmatched"
 
-    public init(level: Logger.Level = .info) { self.level = level }
+    public let level: Logger.Level
+    /// Names the route pattern (`/v1/users/{id}`) instead of the raw path; nil omits `route`.
+    let router: Router?
+
+    public init(level: Logger.Level = .info, router: Router? = nil) {
+        self.level = level
+        self.router = router
+    }
 
     public func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         let start = ContinuousClock.now
-        let method = request.method.rawValue
-        let path = String(request.path)
+        var line: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(String(request.path))]
+        if let router {
+            line["route"] = .string(router.pattern(method: request.method, path: request.path) ?? Self.unmatchedRoute)
+        }
+        let fixed = line
         let logger = context.logger
         let level = level
+        let fields = context.logFields
         let reply: HandlerReply
         do {
             reply = try next(request, context)
         } catch {
             let status = (error as? HTTPError)?.status.code ?? 500
-            logger.log(level: level, "request", metadata: Self.metadata(method, path, status, start))
+            logger.log(level: level, "request", metadata: Self.metadata(fixed, fields, status, start))
             throw error
         }
         return reply.map { response in
-            logger.log(level: level, "request", metadata: Self.metadata(method, path, response.status.code, start))
+            logger.log(level: level, "request", metadata: Self.metadata(fixed, fields, response.status.code, start))
             return response
         }
     }
 
-    private static func metadata(_ method: String, _ path: String, _ status: Int,
+    private static func metadata(_ fixed: Logger.Metadata, _ fields: RequestLogFields, _ status: Int,
                                  _ start: ContinuousClock.Instant) -> Logger.Metadata {
         let elapsed = ContinuousClock.now - start
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        return ["method": .string(method), "path": .string(path), "status": .stringConvertible(status),
-                "duration_ms": .string(String(format3: Double(micros) / 1000))]
-    }
-}
-
-extension String {
-    /// Three decimals without Foundation's formatter.
-    init(format3 value: Double) {
-        let thousandths = Int((value * 1000).rounded())
-        let fraction = thousandths % 1000
-        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
-        self = "\(thousandths / 1000).\(padded)"
+        var metadata = fields.metadata.merging(fixed) { _, own in own }
+        metadata["status"] = .stringConvertible(status)
+        metadata["duration_ms"] = .stringConvertible(Double(micros) / 1000)
+        return metadata
     }
 }

@@ -18,6 +18,9 @@ public struct RequestContext: Sendable {
     public var principal: (any Sendable)?
     /// Free-form storage for middleware that needs to pass something along.
     public var storage: [String: any Sendable] = [:]
+    /// Fields for the request's log line, shared by every copy of this context (see
+    /// `RequestLogFields`): inner layers add to it, `LoggingMiddleware` writes it out.
+    public let logFields = RequestLogFields()
 
     public init(requestID: String, query: QueryParameters = QueryParameters(), logger: Logger,
                 remoteAddress: String) {

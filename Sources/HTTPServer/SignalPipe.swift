@@ -26,6 +26,14 @@ enum SignalPipe {
         sigemptyset(&action.sa_mask)
         sigaction(SIGTERM, &action, nil)
         sigaction(SIGINT, &action, nil)
+        // The signal mask is inherited across exec: a parent that blocks SIGTERM (a test
+        // harness's thread spawning us, some supervisors) would leave it pending forever and
+        // the server unstoppable. Unblock both here; threads started later inherit this mask.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         return fds[0]
     }
 

@@ -35,6 +35,9 @@ struct JSONLogHandler: LogHandler {
     private static func json(_ value: Logger.MetadataValue) -> Any {
         switch value {
         case .string(let string): string
+        // Numbers (status, duration_ms) stay numbers, so log queries can compare them.
+        case .stringConvertible(let convertible as Int): convertible
+        case .stringConvertible(let convertible as Double) where convertible.isFinite: convertible
         case .stringConvertible(let convertible): convertible.description
         case .array(let values): values.map(json)
         case .dictionary(let dictionary): dictionary.mapValues(json)

@@ -67,6 +67,8 @@ struct ServeCommand: ParsableCommand {
             logger: logger
         )
         application.metrics.setServerMetricsSource { server.metrics }
+        application.sync?.start()
+        defer { application.sync?.stop() }
         // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
         // deferred session close stops the embedded PostgreSQL before exiting 0.
         server.installSignalHandlers()

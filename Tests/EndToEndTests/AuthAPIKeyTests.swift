@@ -50,4 +50,21 @@ import Testing
                                        json: ["name": "old", "expires_at": "2001-01-01T00:00:00Z"])
         #expect(response.status == 422)
     }
+
+    /// Found by the contract test: PostgreSQL text cannot hold U+0000, and storing one was a 500.
+    @Test func apiKeyNameWithNULIsRejectedAs422() throws {
+        let app = try AuthTestServer()
+        let tokens = try app.login()
+        let response = try app.request("POST", "/v1/api-keys", token: tokens.access, json: ["name": "H\u{0}\u{3}"])
+        #expect(response.status == 422)
+        let details = try #require(response.json?["details"] as? [[String: Any]])
+        #expect(details.first?["field"] as? String == "name")
+        #expect(details.first?["code"] as? String == "invalid_character")
+    }
+
+    @Test func loginWithNULInEmailIsRejectedAs422() throws {
+        let app = try AuthTestServer()
+        let response = try app.request("POST", "/v1/auth/login", json: ["email": "a\u{0}@example.com", "password": "whatever it is"])
+        #expect(response.status == 422)
+    }
 }

@@ -29,6 +29,7 @@ import Testing
         // every access token of the session stop working.
         let reused = try app.request("POST", "/v1/auth/refresh", json: ["refresh_token": refresh1])
         #expect(reused.status == 401)
+        #expect(reused.header("WWW-Authenticate") == "Bearer")
         #expect(try app.request("POST", "/v1/auth/refresh", json: ["refresh_token": refresh2]).status == 401)
         #expect(try app.request("GET", "/v1/me", token: access2).status == 401)
         #expect(try app.request("GET", "/v1/me", token: access).status == 401)
@@ -53,6 +54,7 @@ import Testing
         #expect(response.status == 401)
         #expect(response.json?["code"] as? String == "invalid_credentials")
         #expect(response.json?["message"] as? String == "The email or password is incorrect.")
+        #expect(response.header("WWW-Authenticate") == "Bearer")
     }
 
     enum BadCredential: String, CaseIterable {

@@ -36,4 +36,21 @@ struct HTTPRequestHeadTests {
         #expect(head.query == "x=1?y")
         #expect(Self.head(.http11, [], target: "/a").query == nil)
     }
+
+    @Test(arguments: [
+        ("http://example.com/a/b?x=1", "/a/b", "x=1"),
+        ("HTTP://Example.com:8080/v1/users/%2F", "/v1/users/%2F", nil),
+        ("https://example.com", "/", nil),
+        ("http://example.com?x=1", "/", "x=1"),
+        ("http://[::1]:80//a", "//a", nil),
+    ] as [(String, Substring, Substring?)])
+    func absoluteFormPathDropsSchemeAndAuthority(target: String, path: Substring, query: Substring?) {
+        let head = Self.head(.http11, [], target: target)
+        #expect(head.path == path)
+        #expect(head.query == query)
+    }
+
+    @Test func asteriskFormPathIsTheAsterisk() {
+        #expect(Self.head(.http11, [], target: "*").path == "*")
+    }
 }

@@ -63,6 +63,33 @@ final class LogRecorder: Sendable {
         #expect(!everything.contains("secret"))
     }
 
+    /// Sets what an authentication layer would: a field for the request's log line.
+    struct MarkUser: Middleware {
+        func handle(_ request: HTTPRequest, _ context: RequestContext,
+                    next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
+            context.logFields["user_id"] = "user-7"
+            return try next(request, context)
+        }
+    }
+
+    @Test(arguments: [
+        ("/v1/users/42", "/v1/users/{id}", "204"),
+        ("/nowhere", "unmatched", "404"),
+    ])
+    func logging_withRouter_recordsRoutePatternAndFieldsSetByInnerLayers(target: String, route: String, status: String) throws {
+        let recorder = LogRecorder()
+        let context = RequestContext(requestID: "req-2", logger: recorder.logger, remoteAddress: "x")
+        var router = Router()
+        router.delete("/v1/users/{id}") { _, _ in .response(HTTPResponse(status: .noContent)) }
+        let chain = MiddlewareChain(middleware: [LoggingMiddleware(router: router), ErrorMiddleware(), MarkUser()],
+                                    responder: router)
+        _ = try chain.run(Self.request(.delete, target), context)
+        let metadata = try #require(recorder.entries.withLock { $0 }.first?.metadata)
+        #expect(metadata["route"] == route)
+        #expect(metadata["status"] == status)
+        #expect(metadata["user_id"] == "user-7")
+    }
+
     @Test func errorMiddleware_rendersHTTPErrorWithDetailsHintAndExtraHeaders() throws {
         var router = Router()
         router.get("/fail") { _, _ in

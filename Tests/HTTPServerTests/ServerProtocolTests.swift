@@ -21,6 +21,17 @@ import Testing
         }
     }
 
+    @Test func absoluteFormTarget_routesByItsPath() throws {
+        try withServer { _, port in
+            let client = try RawClient(port: port)
+            // RFC 9112 §3.2.2: the target's authority wins over Host; the path routes.
+            try client.send("GET http://other.example:8080/count/7?x=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.statusCode == 200)
+            #expect(response.bodyText == "7")
+        }
+    }
+
     @Test func connectionClose_isHonouredAndConnectionCloses() throws {
         try withServer { _, port in
             let client = try RawClient(port: port)

@@ -1,0 +1,108 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+/// HTTP conventions shared by the note and subtask routes: the caller as a `Viewer`, the list
+/// cursor, `If-Match` as a version check for the store, and `StoreError` → HTTP.
+enum ChildHTTP {
+    /// Fields a client may send back unchanged on any child write; they are dropped (SPEC 4).
+    static let ignoredOnWrite = JSONRequestBody.serverManaged.union(["deleted_at"])
+
+    static func viewer(_ auth: AuthService, _ context: RequestContext) throws -> Viewer {
+        let user = try auth.currentUser(context)
+        return Viewer(userID: user.id, isAdmin: user.isAdmin)
+    }
+
+    /// `If-Match` as the store's version check (nil: no precondition, last write wins).
+    static func expectedVersion(_ request: HTTPRequest) -> ((Int) -> Bool)? {
+        let ifMatch = IfMatch(request)
+        guard ifMatch != .absent else { return nil }
+        return { ifMatch.allows(version: $0) }
+    }
+
+    /// `{"items": [...], "next_cursor": ...}`.
+    static func page(_ page: ChildPage) -> HTTPResponse {
+        ResourceHTTP.page(page.rows.map(\.json), nextCursor: page.next.map(encodeCursor))
+    }
+
+    static func created(_ result: ChildCreateResult, collection: String) -> HTTPResponse {
+        let location = "/v1/\(collection)/\(rowID(result.row))"
+        return ResourceHTTP.row(result.row.json, version: result.row.version,
+                                status: result.created ? .created : .ok, location: location)
+    }
+
+    static func row(_ row: ChildRow) -> HTTPResponse {
+        ResourceHTTP.row(row.json, version: row.version)
+    }
+
+    /// The id of a row, read back from its JSON (`dispatch_json` always starts with it).
+    private static func rowID(_ row: ChildRow) -> String {
+        struct Identified: Decodable { var id: UUID }
+        let id = try? JSONDecoder().decode(Identified.self, from: Data(row.json.utf8)).id
+        return id?.uuidString.lowercased() ?? ""
+    }
+
+    // MARK: Cursor
+
+    /// Opaque to clients: the last row's keyset as base64url JSON.
+    static func encodeCursor(_ position: ChildPage.Position) -> String {
+        let data = (try? JSONEncoder().encode(position)) ?? Data()
+        return data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The request's cursor, nil without one; malformed → 400 `invalid_cursor`.
+    static func cursor(_ context: RequestContext) throws -> ChildPage.Position? {
+        guard let text = context.query["cursor"] else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard text.count <= 512, let data = Data(base64Encoded: base64),
+              let position = try? JSONDecoder().decode(ChildPage.Position.self, from: data)
+        else {
+            throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
+        }
+        return position
+    }
+
+    // MARK: Errors
+
+    /// The one mapping from the store's answers to HTTP for notes and subtasks. `noun` names
+    /// the row ("note"), `forbidden` explains who may change it.
+    static func run<Result>(noun: String, forbidden: String, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw httpError(error, noun: noun, forbidden: forbidden)
+        }
+    }
+
+    static func httpError(_ error: StoreError, noun: String, forbidden: String) -> HTTPError {
+        switch error {
+        case .notFound:
+            return HTTPError.notFound("No such \(noun).")
+        case .forbidden:
+            return HTTPError(status: .forbidden, code: "forbidden", message: forbidden)
+        case .versionMismatch(let current):
+            return IfMatch.preconditionFailed(current: current.version)
+        case .idConflict:
+            return HTTPError(status: .conflict, code: "id_conflict",
+                             message: "A different \(noun) already has this id.",
+                             details: ["field": "id"], hint: "Generate a new id, or resend the original content.")
+        case .noSuchParent:
+            return JSONRequestBody.validationFailed([
+                FieldError(field: "parent_id", code: "no_such_parent", message: "No such parent."),
+            ])
+        case .parentDeleted:
+            return HTTPError(status: .conflict, code: "parent_deleted",
+                             message: "The parent is deleted; its \(noun)s can no longer be added or changed.")
+        case .rowDeleted:
+            return HTTPError(status: .conflict, code: "row_deleted",
+                             message: "This \(noun) is deleted and can no longer be changed.")
+        case .emailTaken:
+            return HTTPError(status: .conflict, code: "conflict", message: "Conflicting change.")
+        }
+    }
+}

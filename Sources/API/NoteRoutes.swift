@@ -1,0 +1,73 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+/// Notes (SPEC 2, 5): `GET /v1/{tasks|activities|listings}/{id}/notes`, `POST /v1/notes`,
+/// `GET|PATCH|DELETE /v1/notes/{id}`. The rules live in `NoteStore`; this file is HTTP only.
+enum NoteRoutes {
+    static let forbidden = "Only the note's author (or an admin) may change it."
+
+    static func register(on router: inout Router, auth: AuthService) {
+        let notes = NoteStore(pool: auth.pool)
+        for parent in ParentType.allCases {
+            router.get("/v1/\(parent.table)/{id}/notes") { _, context in
+                let viewer = try ChildHTTP.viewer(auth, context)
+                let parentID = try ResourceHTTP.uuid(context)
+                let limit = try ResourceHTTP.limit(context)
+                let includeDeleted = try ResourceHTTP.flag(context, "include_deleted")
+                let cursor = try ChildHTTP.cursor(context)
+                let page = try run {
+                    try notes.list(parentType: parent, parentID: parentID, viewer: viewer,
+                                   includeDeleted: includeDeleted, limit: limit, after: cursor)
+                }
+                return .response(ChildHTTP.page(page))
+            }
+        }
+        router.post("/v1/notes") { request, context in
+            let viewer = try ChildHTTP.viewer(auth, context)
+            var body = try JSONRequestBody(request, allowed: ["id", "parent_type", "parent_id", "content"],
+                                           ignored: ChildHTTP.ignoredOnWrite.union(["created_by", "edited_at", "edited_by"]))
+            let id = body.uuidField("id", required: false)
+            let parentType = body.parentType(forSubtask: false)
+            let parentID = body.uuidField("parent_id", required: true)
+            let content = body.string("content", required: true)
+            if let content { body.add(ChildRules.checkNoteContent(content)) }
+            try body.finish()
+            guard let parentType, let parentID, let content else { throw JSONRequestBody.validationFailed(body.errors) }
+            let result = try run {
+                try notes.create(.init(id: id, parentType: parentType, parentID: parentID, content: content), viewer: viewer)
+            }
+            return .response(ChildHTTP.created(result, collection: "notes"))
+        }
+        router.get("/v1/notes/{id}") { _, context in
+            let viewer = try ChildHTTP.viewer(auth, context)
+            let id = try ResourceHTTP.uuid(context)
+            return .response(ChildHTTP.row(try run { try notes.find(id: id, viewer: viewer) }))
+        }
+        router.patch("/v1/notes/{id}") { request, context in
+            let viewer = try ChildHTTP.viewer(auth, context)
+            let id = try ResourceHTTP.uuid(context)
+            // The parent and author are fixed at creation; sent back, they are ignored.
+            var body = try JSONRequestBody(request, allowed: ["content"], ignored: ChildHTTP.ignoredOnWrite.union(
+                ["created_by", "parent_type", "parent_id", "edited_at", "edited_by"]))
+            let content = body.string("content", required: false)
+            if let content { body.add(ChildRules.checkNoteContent(content)) }
+            try body.finish()
+            let expected = ChildHTTP.expectedVersion(request)
+            let row = try run { try notes.update(id: id, content: content, viewer: viewer, expectedVersion: expected) }
+            return .response(ChildHTTP.row(row))
+        }
+        router.delete("/v1/notes/{id}") { request, context in
+            let viewer = try ChildHTTP.viewer(auth, context)
+            let id = try ResourceHTTP.uuid(context)
+            let expected = ChildHTTP.expectedVersion(request)
+            return .response(ChildHTTP.row(try run { try notes.delete(id: id, viewer: viewer, expectedVersion: expected) }))
+        }
+    }
+
+    private static func run<Result>(_ body: () throws -> Result) throws -> Result {
+        try ChildHTTP.run(noun: "note", forbidden: forbidden, body)
+    }
+}

@@ -1,0 +1,147 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+
+/// One entry of a sync push (SPEC 6), checked on its own so that one malformed entry is
+/// rejected without blocking the rest of the queue.
+struct PushMutation {
+    enum Operation: String { case upsert, delete, claim, release }
+
+    /// The synced kinds a client may write, with their resource paths. Users are managed
+    /// through the user routes, history rows are server-written: neither can be pushed.
+    enum Kind: String {
+        case listing, task, activity, note, subtask
+
+        var collection: String {
+            switch self {
+            case .listing: "listings"
+            case .task: "tasks"
+            case .activity: "activities"
+            case .note: "notes"
+            case .subtask: "subtasks"
+            }
+        }
+
+        /// Listings, tasks and activities have create-or-replace PUT; notes and subtasks are
+        /// created with POST and edited with PATCH.
+        var hasPut: Bool { self == .listing || self == .task || self == .activity }
+        var isClaimable: Bool { self == .task || self == .activity }
+    }
+
+    let mutationID: UUID
+    let operation: Operation
+    let kind: Kind
+    let id: UUID
+    let record: [String: JSONValue]
+    let baseVersion: Int?
+
+    static let allowedFields: Set<String> = ["mutation_id", "op", "type", "id", "record", "base_version"]
+
+    /// The mutation id when one can be read (to label a rejection), and the parsed mutation or
+    /// the field problems.
+    static func parse(_ value: JSONValue) -> (mutationID: UUID?, result: Result<PushMutation, HTTPError>) {
+        guard case .object(let fields) = value else {
+            return (nil, .failure(JSONRequestBody.validationFailed([
+                .init(field: "mutation", code: "invalid_type", message: "Each mutation must be a JSON object.")])))
+        }
+        var errors: [FieldError] = []
+        for key in fields.keys.sorted() where !allowedFields.contains(key) {
+            errors.append(FieldError(field: key, code: "unknown_field", message: "Unknown field."))
+        }
+        let mutationID = uuid(fields["mutation_id"], "mutation_id", &errors)
+        let operation = enumValue(fields["op"], "op", Operation.init(rawValue:), "upsert, delete, claim or release", &errors)
+        let kind = enumValue(fields["type"], "type", Kind.init(rawValue:), "listing, task, activity, note or subtask", &errors)
+        let id = uuid(fields["id"], "id", &errors)
+        var record: [String: JSONValue] = [:]
+        switch fields["record"] {
+        case .object(let object)?: record = object
+        case nil, .null?:
+            if operation == .upsert {
+                errors.append(FieldError(field: "record", code: "required", message: "An upsert needs the record."))
+            }
+        default:
+            errors.append(FieldError(field: "record", code: "invalid_type", message: "Must be a JSON object."))
+        }
+        var baseVersion: Int?
+        switch fields["base_version"] {
+        case nil, .null?: break
+        case .number(let number)? where number >= 1 && number <= Double(Int32.max) && number.rounded() == number:
+            baseVersion = Int(number)
+        default:
+            errors.append(FieldError(field: "base_version", code: "invalid_value", message: "Must be a positive integer."))
+        }
+        if let operation, let kind, operation == .claim || operation == .release, !kind.isClaimable {
+            errors.append(FieldError(field: "op", code: "invalid_value", message: "Only tasks and activities can be claimed."))
+        }
+        guard errors.isEmpty, let mutationID, let operation, let kind, let id else {
+            return (mutationID, .failure(JSONRequestBody.validationFailed(errors)))
+        }
+        return (mutationID, .success(PushMutation(mutationID: mutationID, operation: operation, kind: kind,
+                                                  id: id, record: record, baseVersion: baseVersion)))
+    }
+
+    private static func uuid(_ value: JSONValue?, _ field: String, _ errors: inout [FieldError]) -> UUID? {
+        guard case .string(let text)? = value, let id = UUID(uuidString: text) else {
+            errors.append(FieldError(field: field, code: value == nil ? "required" : "invalid_uuid", message: "Must be a UUID."))
+            return nil
+        }
+        return id
+    }
+
+    private static func enumValue<Value>(_ value: JSONValue?, _ field: String, _ make: (String) -> Value?,
+                                         _ allowed: String, _ errors: inout [FieldError]) -> Value? {
+        guard case .string(let text)? = value, let parsed = make(text) else {
+            errors.append(FieldError(field: field, code: value == nil ? "required" : "invalid_value",
+                                     message: "Must be one of \(allowed)."))
+            return nil
+        }
+        return parsed
+    }
+
+    var path: String { "/v1/\(kind.collection)/\(id.uuidString.lowercased())" }
+
+    /// The resource request(s) this mutation stands for, in the order to try them: the same
+    /// routes, validation and rules as the REST API (SPEC 6: "the same rules and side
+    /// effects"). `base_version` becomes `If-Match`, so a stale one answers 412 → conflict.
+    func requests() -> [HTTPRequest] {
+        var headers: HTTPHeaders = ["Host": "push.internal"]
+        if let baseVersion { headers.set(name: "If-Match", value: "\"\(baseVersion)\"") }
+        switch operation {
+        case .upsert where kind.hasPut:
+            return [request(.put, path, headers, body: record)]
+        case .upsert:
+            // Edit if it exists, else create it with the client's id.
+            var creation = record
+            creation["id"] = .string(id.uuidString.lowercased())
+            var createHeaders = headers
+            createHeaders.remove(name: "If-Match")
+            return [request(.patch, path, headers, body: record),
+                    request(.post, "/v1/\(kind.collection)", createHeaders, body: creation)]
+        case .delete:
+            return [request(.delete, path, headers, body: nil)]
+        case .claim:
+            return [request(.post, path + "/claim", headers, body: nil)]
+        case .release:
+            return [request(.delete, path + "/claim", headers, body: nil)]
+        }
+    }
+
+    /// Reads the server's current row, for conflict results.
+    func currentRowRequest() -> HTTPRequest {
+        request(.get, path, ["Host": "push.internal"], body: nil)
+    }
+
+    private func request(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders,
+                         body: [String: JSONValue]?) -> HTTPRequest {
+        var headers = headers
+        var bytes: [UInt8] = []
+        if let body {
+            bytes = Array((try? JSONEncoder().encode(JSONValue.object(body))) ?? Data("{}".utf8))
+            headers.set(name: "Content-Type", value: "application/json")
+        }
+        headers.set(name: "Content-Length", value: String(bytes.count))
+        return HTTPRequest(head: HTTPRequestHead(method: method, target: target, version: .http11, headers: headers),
+                           body: bytes)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+/// `GET /v1/sync` (SPEC 6): the delta feed, with long-polling.
+///
+/// Parameters: `since` (cursor; absent = full snapshot), `limit` (1–5000, default 1000),
+/// `wait` (0–60 seconds, default 0). An invalid value is 400 `invalid_parameter`; a cursor
+/// the server did not write is 400 `invalid_cursor`, a pruned one 410 `resync_required`.
+enum SyncRoutes {
+    struct Parameters {
+        var cursor: SyncCursor
+        var limit: Int
+        var wait: Int
+    }
+
+    static func register(on router: inout Router, auth: AuthService, sync: SyncService) {
+        router.get("/v1/sync") { _, context in
+            let user = try auth.currentUser(context)
+            let viewer = Viewer(userID: user.id, isAdmin: user.isAdmin)
+            let parameters = try parse(context.query)
+            if parameters.wait > 0 { sync.ensureListening() }
+            // Read before the first page: a notification after this makes the parked
+            // request re-check at once (see SyncWaiters).
+            let generation = sync.waiters.generation
+            let page: SyncPage
+            do {
+                page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
+            } catch {
+                throw SyncService.httpError(for: error)
+            }
+            guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page)) }
+            let completion = ResponseCompletion()
+            let feed = sync.feed
+            let request = parameters
+            let deadline = ContinuousClock.now + .seconds(request.wait)
+            sync.waiters.park(.init(userID: viewer.userID, isAdmin: viewer.isAdmin, deadline: deadline,
+                                    completion: completion) { final in
+                do {
+                    let page = try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit)
+                    // Keep waiting while there is nothing; the deadline answers whatever there is.
+                    if !final && page.isEmpty && !page.hasMore { return nil }
+                    return SyncService.render(page)
+                } catch {
+                    return SyncService.httpError(for: error).response
+                }
+            }, generation: generation)
+            return .deferred(completion)
+        }
+    }
+
+    static func parse(_ query: QueryParameters) throws -> Parameters {
+        var parameters = Parameters(cursor: .initial, limit: SyncFeed.defaultLimit, wait: 0)
+        if let since = query["since"], !since.isEmpty {
+            guard let cursor = SyncCursor(decoding: since) else {
+                throw SyncService.httpError(for: SyncFeedError.invalidCursor)
+            }
+            parameters.cursor = cursor
+        }
+        if let text = query["limit"] {
+            guard let limit = Int(text), (1...SyncFeed.maxLimit).contains(limit) else {
+                throw invalidParameter("limit", "limit must be an integer from 1 to \(SyncFeed.maxLimit).")
+            }
+            parameters.limit = limit
+        }
+        if let text = query["wait"] {
+            guard let wait = Int(text), (0...SyncService.maxWaitSeconds).contains(wait) else {
+                throw invalidParameter("wait", "wait must be a whole number of seconds from 0 to \(SyncService.maxWaitSeconds).")
+            }
+            parameters.wait = wait
+        }
+        return parameters
+    }
+
+    private static func invalidParameter(_ name: String, _ message: String) -> HTTPError {
+        HTTPError(status: .badRequest, code: "invalid_parameter", message: message, details: ["parameter": .string(name)])
+    }
+}

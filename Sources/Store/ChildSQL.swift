@@ -1,0 +1,74 @@
+import Domain
+import Foundation
+import Postgres
+
+/// SQL shared by notes and subtasks: the state of a parent as the caller sees it, and
+/// per-row expressions about a child's parent. Visibility itself comes from `Visibility`.
+enum ChildSQL {
+    struct ParentState {
+        var deleted: Bool
+        var mayUpdate: Bool
+    }
+
+    /// The parent as `viewer` sees it; nil when it does not exist or is invisible (callers
+    /// answer both the same way). `FOR SHARE` holds off a concurrent delete of the parent
+    /// until the child written in this transaction is committed.
+    static func parentState(_ type: ParentType, id: UUID, viewer: Viewer, lock: Bool,
+                            on connection: PostgresConnection) throws -> ParentState? {
+        let visible = type == .listing ? Visibility.listing("p", viewer) : Visibility.workItem("p", viewer)
+        let mayUpdate = type == .listing ? Visibility.mayUpdateListing("p", viewer) : Visibility.mayUpdateWorkItem("p", viewer)
+        let rows = try connection.query("""
+            SELECT (p.status = 'deleted' OR p.deleted_at IS NOT NULL) AS deleted, \(mayUpdate) AS may_update
+            FROM \(unsafeSQL: type.table) p
+            WHERE p.id = \(id) AND \(visible)
+            \(unsafeSQL: lock ? "FOR SHARE OF p" : "")
+            """)
+        guard let row = rows.first else { return nil }
+        return ParentState(deleted: try row.decode("deleted"), mayUpdate: try row.decode("may_update"))
+    }
+
+    /// Whether the parent of the child row `alias` is deleted (a missing parent counts as deleted).
+    static func parentDeleted(_ alias: String) -> PostgresQuery {
+        """
+        coalesce(CASE \(unsafeSQL: alias).parent_type
+            WHEN 'task' THEN (SELECT pt.status = 'deleted' OR pt.deleted_at IS NOT NULL
+                              FROM tasks pt WHERE pt.id = \(unsafeSQL: alias).parent_id)
+            WHEN 'activity' THEN (SELECT pa.status = 'deleted' OR pa.deleted_at IS NOT NULL
+                                  FROM activities pa WHERE pa.id = \(unsafeSQL: alias).parent_id)
+            ELSE (SELECT pl.status = 'deleted' OR pl.deleted_at IS NOT NULL
+                  FROM listings pl WHERE pl.id = \(unsafeSQL: alias).parent_id)
+        END, true)
+        """
+    }
+
+    /// Whether `viewer` may update the work item that is the parent of subtask `alias`.
+    static func mayUpdateParent(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        """
+        (CASE \(unsafeSQL: alias).parent_type
+            WHEN 'task' THEN EXISTS (SELECT 1 FROM tasks ut WHERE ut.id = \(unsafeSQL: alias).parent_id
+                                     AND \(Visibility.mayUpdateWorkItem("ut", viewer)))
+            ELSE EXISTS (SELECT 1 FROM activities ua WHERE ua.id = \(unsafeSQL: alias).parent_id
+                         AND \(Visibility.mayUpdateWorkItem("ua", viewer)))
+        END)
+        """
+    }
+
+    /// The visibility of child row `alias` through its parent.
+    static func visible(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        Visibility.child(typeColumn: "\(alias).parent_type", idColumn: "\(alias).parent_id", viewer)
+    }
+
+    static func row(_ row: PostgresRow) throws -> ChildRow {
+        ChildRow(json: try row.decode("json"), version: try row.decode("version"))
+    }
+
+    /// Cuts one extra fetched row off and turns the last kept row's keyset into the next cursor.
+    static func page(_ rows: PostgresRows, limit: Int) throws -> ChildPage {
+        let kept = rows.prefix(limit)
+        var next: ChildPage.Position?
+        if rows.count > limit, let last = kept.last {
+            next = ChildPage.Position(key: try last.decode("sort_key"), id: try last.decode("id"))
+        }
+        return ChildPage(rows: try kept.map(row), next: next)
+    }
+}

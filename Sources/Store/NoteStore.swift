@@ -1,0 +1,175 @@
+import Domain
+import Foundation
+import Postgres
+
+/// Notes on tasks, activities and listings (SPEC 2): visible with their parent; anyone who
+/// sees the parent adds one; only the author (or an admin) edits or deletes it.
+///
+/// Every query carries the visibility predicate itself, so an invisible note is never read.
+/// Inputs are already validated (`ChildRules`); failures are `StoreError`s in SPEC terms.
+public struct NoteStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public struct NewNote: Sendable, Equatable {
+        public var id: UUID?
+        public var parentType: ParentType
+        public var parentID: UUID
+        public var content: String
+
+        public init(id: UUID? = nil, parentType: ParentType, parentID: UUID, content: String) {
+            self.id = id
+            self.parentType = parentType
+            self.parentID = parentID
+            self.content = content
+        }
+    }
+
+    /// A parent's notes, oldest first (created_at, id). `.notFound` when the parent is not visible.
+    public func list(parentType: ParentType, parentID: UUID, viewer: Viewer, includeDeleted: Bool,
+                     limit: Int, after: ChildPage.Position?) throws -> ChildPage {
+        try pool.withConnection { connection in
+            guard try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
+                throw StoreError.notFound
+            }
+            let rows = try connection.query("""
+                SELECT dispatch_json(n)::text AS json, n.version, n.id,
+                       (extract(epoch FROM n.created_at) * 1000000)::int8 AS sort_key
+                FROM notes n
+                WHERE n.parent_type = \(parentType.rawValue) AND n.parent_id = \(parentID)
+                  AND (\(includeDeleted) OR n.deleted_at IS NULL)
+                  AND (\(after?.key) IS NULL
+                       OR ((extract(epoch FROM n.created_at) * 1000000)::int8, n.id) > (\(after?.key), \(after?.id)))
+                  AND \(ChildSQL.visible("n", viewer))
+                ORDER BY n.created_at, n.id
+                LIMIT \(limit + 1)
+                """)
+            return try ChildSQL.page(rows, limit: limit)
+        }
+    }
+
+    public func find(id: UUID, viewer: Viewer) throws -> ChildRow {
+        let rows = try pool.query("""
+            SELECT dispatch_json(n)::text AS json, n.version FROM notes n
+            WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
+            """)
+        guard let row = rows.first else { throw StoreError.notFound }
+        return try ChildSQL.row(row)
+    }
+
+    /// Adds a note by `viewer`. With a client id that already exists: the same note again
+    /// (same author, parent and content) is a replay and returns the stored row; anything
+    /// else is `.idConflict`. An invisible or missing parent is `.noSuchParent`.
+    public func create(_ note: NewNote, viewer: Viewer) throws -> ChildCreateResult {
+        try pool.withTransaction { connection in
+            if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
+                return ChildCreateResult(row: existing, created: false)
+            }
+            guard let parent = try ChildSQL.parentState(note.parentType, id: note.parentID, viewer: viewer,
+                                                        lock: true, on: connection) else {
+                throw StoreError.noSuchParent
+            }
+            guard !parent.deleted else { throw StoreError.parentDeleted }
+            let rows = try connection.query("""
+                INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
+                VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
+                        \(note.parentType.rawValue), \(note.parentID))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING dispatch_json(n)::text AS json, n.version
+                """)
+            if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
+            // A concurrent create with the same id committed first: judge it like a replay.
+            if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
+                return ChildCreateResult(row: existing, created: false)
+            }
+            throw StoreError.idConflict
+        }
+    }
+
+    /// The stored note with `id` if `note` replays it; nil when no row has the id; throws
+    /// `.idConflict` when the id holds something else (or a note the caller cannot see: only
+    /// the fact that the id is taken is revealed, never the row).
+    private func replay(id: UUID, of note: NewNote, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow? {
+        let rows = try connection.query("""
+            SELECT dispatch_json(n)::text AS json, n.version, n.content, n.created_by, n.parent_type, n.parent_id,
+                   \(ChildSQL.visible("n", viewer)) AS visible
+            FROM notes n WHERE n.id = \(id)
+            """)
+        guard let row = rows.first else { return nil }
+        let same = try row.decode("visible", as: Bool.self)
+            && row.decode("content", as: String.self) == note.content
+            && row.decode("created_by", as: UUID.self) == viewer.userID
+            && row.decode("parent_type", as: String.self) == note.parentType.rawValue
+            && row.decode("parent_id", as: UUID.self) == note.parentID
+        guard same else { throw StoreError.idConflict }
+        return try ChildSQL.row(row)
+    }
+
+    /// Replaces the content, stamping `edited_at`/`edited_by`. Unchanged content writes nothing.
+    public func update(id: UUID, content: String?, viewer: Viewer,
+                       expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+        try pool.withTransaction { connection in
+            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            guard !current.deleted else { throw StoreError.rowDeleted }
+            guard !current.parentDeleted else { throw StoreError.parentDeleted }
+            guard let content, content != current.content else { return current.row }
+            let rows = try connection.query("""
+                UPDATE notes n SET content = \(content), edited_at = now(), edited_by = \(viewer.userID)
+                WHERE n.id = \(id)
+                RETURNING dispatch_json(n)::text AS json, n.version
+                """)
+            guard let row = rows.first else { throw StoreError.notFound }
+            return try ChildSQL.row(row)
+        }
+    }
+
+    /// Soft-deletes (sets `deleted_at`) so syncing clients receive the tombstone. Deleting a
+    /// deleted note changes nothing and returns it; notes of a deleted parent can still be deleted.
+    public func delete(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+        try pool.withTransaction { connection in
+            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            guard !current.deleted else { return current.row }
+            let rows = try connection.query("""
+                UPDATE notes n SET deleted_at = now() WHERE n.id = \(id)
+                RETURNING dispatch_json(n)::text AS json, n.version
+                """)
+            guard let row = rows.first else { throw StoreError.notFound }
+            return try ChildSQL.row(row)
+        }
+    }
+
+    private struct Locked {
+        var row: ChildRow
+        var content: String
+        var deleted: Bool
+        var parentDeleted: Bool
+    }
+
+    /// Locks a visible note for a write and applies the checks every write shares, in HTTP's
+    /// order: not visible → `.notFound`, not the author → `.forbidden`, stale version →
+    /// `.versionMismatch`.
+    private func lockForChange(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)?,
+                               on connection: PostgresConnection) throws -> Locked {
+        let rows = try connection.query("""
+            SELECT dispatch_json(n)::text AS json, n.version, n.content, n.created_by,
+                   n.deleted_at IS NOT NULL AS deleted, \(ChildSQL.parentDeleted("n")) AS parent_deleted
+            FROM notes n
+            WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
+            FOR UPDATE OF n
+            """)
+        guard let row = rows.first else { throw StoreError.notFound }
+        let current = try ChildSQL.row(row)
+        guard ChildRules.mayChangeNote(authorID: try row.decode("created_by"), callerID: viewer.userID,
+                                       callerIsAdmin: viewer.isAdmin) else {
+            throw StoreError.forbidden
+        }
+        if let expectedVersion, !expectedVersion(current.version) {
+            throw StoreError.versionMismatch(current: current)
+        }
+        return Locked(row: current, content: try row.decode("content"), deleted: try row.decode("deleted"),
+                      parentDeleted: try row.decode("parent_deleted"))
+    }
+}

@@ -1,0 +1,191 @@
+import Domain
+import Foundation
+import Postgres
+
+/// Subtasks of tasks and activities (SPEC 2): visible with their parent; whoever may update
+/// the parent adds, changes, reorders and deletes them.
+///
+/// Order is (position, id). Positions are the client's: the server never renumbers siblings,
+/// so reordering is one PATCH of the moved row's position, and ties fall back to id order.
+public struct SubtaskStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public struct NewSubtask: Sendable, Equatable {
+        public var id: UUID?
+        public var parentType: ParentType
+        public var parentID: UUID
+        public var title: String
+        public var completed: Bool?
+        /// Nil appends: one past the largest position among the parent's live subtasks.
+        public var position: Int?
+
+        public init(id: UUID? = nil, parentType: ParentType, parentID: UUID, title: String,
+                    completed: Bool? = nil, position: Int? = nil) {
+            self.id = id
+            self.parentType = parentType
+            self.parentID = parentID
+            self.title = title
+            self.completed = completed
+            self.position = position
+        }
+    }
+
+    public struct Changes: Sendable, Equatable {
+        public var title: String?
+        public var completed: Bool?
+        public var position: Int?
+
+        public init(title: String? = nil, completed: Bool? = nil, position: Int? = nil) {
+            self.title = title
+            self.completed = completed
+            self.position = position
+        }
+    }
+
+    /// A parent's subtasks in display order. `.notFound` when the parent is not visible.
+    public func list(parentType: ParentType, parentID: UUID, viewer: Viewer, includeDeleted: Bool,
+                     limit: Int, after: ChildPage.Position?) throws -> ChildPage {
+        try pool.withConnection { connection in
+            guard parentType.canHaveSubtasks,
+                  try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
+                throw StoreError.notFound
+            }
+            let rows = try connection.query("""
+                SELECT dispatch_json(s)::text AS json, s.version, s.id, s.position::int8 AS sort_key
+                FROM subtasks s
+                WHERE s.parent_type = \(parentType.rawValue) AND s.parent_id = \(parentID)
+                  AND (\(includeDeleted) OR s.deleted_at IS NULL)
+                  AND (\(after?.key) IS NULL OR (s.position::int8, s.id) > (\(after?.key), \(after?.id)))
+                  AND \(ChildSQL.visible("s", viewer))
+                ORDER BY s.position, s.id
+                LIMIT \(limit + 1)
+                """)
+            return try ChildSQL.page(rows, limit: limit)
+        }
+    }
+
+    public func find(id: UUID, viewer: Viewer) throws -> ChildRow {
+        let rows = try pool.query("""
+            SELECT dispatch_json(s)::text AS json, s.version FROM subtasks s
+            WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
+            """)
+        guard let row = rows.first else { throw StoreError.notFound }
+        return try ChildSQL.row(row)
+    }
+
+    /// Adds a subtask. An invisible or missing parent is `.noSuchParent`; a visible parent the
+    /// caller may not update is `.forbidden`. A repeated client id replays like notes do: the
+    /// same parent and title (and `completed`/`position` when given) return the stored row.
+    public func create(_ subtask: NewSubtask, viewer: Viewer) throws -> ChildCreateResult {
+        try pool.withTransaction { connection in
+            if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
+                return ChildCreateResult(row: existing, created: false)
+            }
+            guard subtask.parentType.canHaveSubtasks,
+                  let parent = try ChildSQL.parentState(subtask.parentType, id: subtask.parentID, viewer: viewer,
+                                                        lock: true, on: connection) else {
+                throw StoreError.noSuchParent
+            }
+            guard parent.mayUpdate else { throw StoreError.forbidden }
+            guard !parent.deleted else { throw StoreError.parentDeleted }
+            let rows = try connection.query("""
+                INSERT INTO subtasks AS s (id, title, completed, parent_type, parent_id, position)
+                VALUES (coalesce(\(subtask.id), gen_random_uuid()), \(subtask.title), coalesce(\(subtask.completed), false),
+                        \(subtask.parentType.rawValue), \(subtask.parentID),
+                        coalesce(\(subtask.position),
+                                 (SELECT coalesce(max(x.position) + 1, 0) FROM subtasks x
+                                  WHERE x.parent_type = \(subtask.parentType.rawValue) AND x.parent_id = \(subtask.parentID)
+                                    AND x.deleted_at IS NULL AND x.position < \(ChildRules.positionMaximum))))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING dispatch_json(s)::text AS json, s.version
+                """)
+            if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
+            if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
+                return ChildCreateResult(row: existing, created: false)
+            }
+            throw StoreError.idConflict
+        }
+    }
+
+    private func replay(id: UUID, of subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow? {
+        let rows = try connection.query("""
+            SELECT dispatch_json(s)::text AS json, s.version, s.title, s.completed, s.position, s.parent_type, s.parent_id,
+                   \(ChildSQL.visible("s", viewer)) AS visible
+            FROM subtasks s WHERE s.id = \(id)
+            """)
+        guard let row = rows.first else { return nil }
+        let same = try row.decode("visible", as: Bool.self)
+            && row.decode("title", as: String.self) == subtask.title
+            && row.decode("parent_type", as: String.self) == subtask.parentType.rawValue
+            && row.decode("parent_id", as: UUID.self) == subtask.parentID
+            && subtask.completed.map { try row.decode("completed", as: Bool.self) == $0 } ?? true
+            && subtask.position.map { try row.decode("position", as: Int.self) == $0 } ?? true
+        guard same else { throw StoreError.idConflict }
+        return try ChildSQL.row(row)
+    }
+
+    /// Applies the given fields; a change that alters nothing writes nothing (no version bump).
+    public func update(id: UUID, changes: Changes, viewer: Viewer,
+                       expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+        try pool.withTransaction { connection in
+            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            guard !current.deleted else { throw StoreError.rowDeleted }
+            guard !current.parentDeleted else { throw StoreError.parentDeleted }
+            let rows = try connection.query("""
+                UPDATE subtasks s SET title = coalesce(\(changes.title), s.title),
+                                      completed = coalesce(\(changes.completed), s.completed),
+                                      position = coalesce(\(changes.position), s.position)
+                WHERE s.id = \(id)
+                  AND (s.title, s.completed, s.position) IS DISTINCT FROM
+                      (coalesce(\(changes.title), s.title), coalesce(\(changes.completed), s.completed),
+                       coalesce(\(changes.position), s.position))
+                RETURNING dispatch_json(s)::text AS json, s.version
+                """)
+            guard let row = rows.first else { return current.row }
+            return try ChildSQL.row(row)
+        }
+    }
+
+    /// Soft-deletes (sets `deleted_at`); deleting a deleted subtask changes nothing and returns it.
+    public func delete(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+        try pool.withTransaction { connection in
+            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            guard !current.deleted else { return current.row }
+            let rows = try connection.query("""
+                UPDATE subtasks s SET deleted_at = now() WHERE s.id = \(id)
+                RETURNING dispatch_json(s)::text AS json, s.version
+                """)
+            guard let row = rows.first else { throw StoreError.notFound }
+            return try ChildSQL.row(row)
+        }
+    }
+
+    private struct Locked {
+        var row: ChildRow
+        var deleted: Bool
+        var parentDeleted: Bool
+    }
+
+    /// Not visible → `.notFound`; may not update the parent → `.forbidden`; stale → `.versionMismatch`.
+    private func lockForChange(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)?,
+                               on connection: PostgresConnection) throws -> Locked {
+        let rows = try connection.query("""
+            SELECT dispatch_json(s)::text AS json, s.version, \(ChildSQL.mayUpdateParent("s", viewer)) AS may_update,
+                   s.deleted_at IS NOT NULL AS deleted, \(ChildSQL.parentDeleted("s")) AS parent_deleted
+            FROM subtasks s
+            WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
+            FOR UPDATE OF s
+            """)
+        guard let row = rows.first else { throw StoreError.notFound }
+        let current = try ChildSQL.row(row)
+        guard try row.decode("may_update", as: Bool.self) else { throw StoreError.forbidden }
+        if let expectedVersion, !expectedVersion(current.version) {
+            throw StoreError.versionMismatch(current: current)
+        }
+        return Locked(row: current, deleted: try row.decode("deleted"), parentDeleted: try row.decode("parent_deleted"))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The opaque `since` / `next_since` of `GET /v1/sync`: base64url (no padding) of a small
+/// versioned JSON object. Clients must treat it as opaque; the format may change with `v`.
+///
+/// - `s`: the snapshot the client's data reflects (absent: a full snapshot is wanted). A page
+///   returns rows whose writing transaction is *not visible* in it, i.e. committed later
+///   (plus rows made newly visible by a grant committed later). Why snapshots and not
+///   timestamps: see SyncFeed.
+/// - `hz`: the pruning horizon when the cursor's chain started (410 logic, see SyncFeed).
+/// - Mid-chain only (`has_more` was true): `st`/`tx`/`id`, the position of the last row handed
+///   out (stage, its txid, its id), and `cs`, the snapshot of the chain's first page, which
+///   becomes `s` of the `next_since` that ends the chain.
+public struct SyncCursor: Sendable, Equatable {
+    public struct Position: Sendable, Equatable {
+        public var stage: SyncStage
+        public var txid: UInt64
+        public var id: UUID
+        public var chainStart: SyncSnapshot
+
+        public init(stage: SyncStage, txid: UInt64, id: UUID, chainStart: SyncSnapshot) {
+            self.stage = stage
+            self.txid = txid
+            self.id = id
+            self.chainStart = chainStart
+        }
+    }
+
+    public static let version = 1
+    /// No `since`: a full snapshot.
+    public static let initial = SyncCursor(since: nil, horizon: 0, position: nil)
+    /// Cursors are query parameters; request lines are limited to 8 KiB.
+    static let maxEncodedLength = 7000
+
+    public var since: SyncSnapshot?
+    public var horizon: UInt64
+    public var position: Position?
+
+    public init(since: SyncSnapshot?, horizon: UInt64, position: Position? = nil) {
+        self.since = since
+        self.horizon = horizon
+        self.position = position
+    }
+
+    /// Rows written by transactions below this were all seen (0 for a full snapshot).
+    public var lower: UInt64 { since?.xmin ?? 0 }
+
+    private struct Wire: Codable {
+        var v: Int
+        var s: String?
+        var hz: String
+        var st: Int?
+        var tx: String?
+        var id: String?
+        var cs: String?
+    }
+
+    public func encoded() -> String {
+        var wire = Wire(v: Self.version, s: since?.text, hz: String(horizon))
+        if let position {
+            wire.st = position.stage.rawValue
+            wire.tx = String(position.txid)
+            wire.id = position.id.uuidString.lowercased()
+            wire.cs = position.chainStart.text
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding strings and ints cannot fail; an empty cursor would be rejected, not misread.
+        let data = (try? encoder.encode(wire)) ?? Data()
+        return data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Parses a client's cursor; nil when it is not one this server wrote (bad base64, JSON,
+    /// version or fields).
+    public init?(decoding text: String) {
+        guard !text.isEmpty, text.utf8.count <= Self.maxEncodedLength,
+              text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let wire = try? JSONDecoder().decode(Wire.self, from: data),
+              wire.v == Self.version, let horizon = UInt64(wire.hz)
+        else { return nil }
+        if let s = wire.s {
+            guard let snapshot = SyncSnapshot(text: s) else { return nil }
+            since = snapshot
+        } else {
+            since = nil
+        }
+        self.horizon = horizon
+        switch (wire.st, wire.tx, wire.id, wire.cs) {
+        case (nil, nil, nil, nil):
+            position = nil
+        case let (st?, tx?, id?, cs?):
+            guard let stage = SyncStage(rawValue: st), let txid = UInt64(tx), let uuid = UUID(uuidString: id),
+                  let chainStart = SyncSnapshot(text: cs)
+            else { return nil }
+            position = Position(stage: stage, txid: txid, id: uuid, chainStart: chainStart)
+        default:
+            return nil
+        }
+    }
+}

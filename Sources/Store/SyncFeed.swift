@@ -1,0 +1,183 @@
+import Foundation
+import Postgres
+
+/// Reads pages of the sync feed (SPEC 6).
+///
+/// ## Why transaction ids and snapshots, and why it is gap-free
+///
+/// Every synced row carries `txid`, the id of the transaction that last wrote it (trigger in
+/// migrations/0001). `updated_at` cannot be the cursor: it is `now()`, the writing
+/// transaction's *start* time, so a transaction that starts early and commits late lands
+/// behind rows already handed out. Transaction ids do not follow commit order either — but a
+/// snapshot records exactly which ids had committed when it was taken: those below its
+/// `xmin`, and those below its `xmax` not listed as running (`pg_visible_in_snapshot`). Every
+/// transaction that commits later is, by construction, not visible in it.
+///
+/// Each page runs in one REPEATABLE READ transaction, so all its statements see one snapshot.
+/// A chain of pages (has_more = true … false) walks the stages in a fixed order, each by
+/// (txid, id), and selects rows written by transactions *not visible in `since`* (the
+/// cursor's snapshot). When the chain ends, `next_since` carries F, the snapshot of the
+/// chain's *first* page.
+///
+/// Claim: after a chain, the client holds the current version of every row (visible to it)
+/// whose current version was written by a transaction visible in F. Proof: such a version V
+/// had committed before the first page and is still current, so every page of the chain saw
+/// exactly V at one unchanging (stage, txid, id) key; the pages cover consecutive key ranges
+/// from start to end, so the page whose range holds the key returned V — unless the chain's
+/// filter skipped it because V was visible in `since`, in which case the previous chain
+/// delivered it (induction; a full snapshot has no filter). Every other version was written
+/// by a transaction not visible in F and is selected by the next chain. So nothing is missed.
+/// Rows that changed while the chain ran may come twice (once here, once in the next chain);
+/// SPEC 6 allows duplicates and clients upsert by id. Without concurrent writes there are none,
+/// so a long-poll is not woken by rows the client already has.
+///
+/// Visibility changes that do not touch a row (a listing reassigned makes its tasks visible
+/// to the new staff) are recorded as grants/revocations with the writing txid in
+/// `sync_access_changes` (migrations/0006), so the same argument covers them.
+public struct SyncFeed: Sendable {
+    public static let defaultLimit = 1000
+    public static let maxLimit = 5000
+
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total.
+    public func page(viewer: Viewer, cursor: SyncCursor, limit: Int) throws -> SyncPage {
+        let limit = max(1, min(limit, Self.maxLimit))
+        return try pool.withTransaction(isolation: .repeatableRead) { connection in
+            try connection.execute("SET TRANSACTION READ ONLY")
+            // The first statement fixes the transaction's snapshot: this is the snapshot every
+            // later statement of the page reads with.
+            let snapshotRows = try connection.query("""
+                SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
+                """)
+            guard let first = snapshotRows.first,
+                  let current = SyncSnapshot(text: try first.decode("snapshot", as: String.self)) ?? fallback(first),
+                  let horizon = UInt64(try first.decode("horizon", as: String.self))
+            else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
+            // A snapshot from the future was not written by this server (or this database).
+            guard (cursor.since?.xmax ?? 0) <= current.xmax, (cursor.position?.chainStart.xmax ?? 0) <= current.xmax else {
+                throw SyncFeedError.invalidCursor
+            }
+            // Access records at or below the horizon are gone. They matter only if they were
+            // pruned after the cursor's chain started (the horizon moved past `hz`) and reach
+            // its lower bound: records pruned earlier had committed before that chain's first
+            // snapshot, which already reflected them, and a client's lower bounds never
+            // decrease.
+            if cursor.lower > 0 && cursor.lower <= horizon && horizon > cursor.horizon {
+                throw SyncFeedError.resyncRequired
+            }
+            let chainStart = cursor.position?.chainStart ?? current
+            let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
+
+            let builder = SyncStageQuery(viewer: viewer, since: cursor.since, grants: SyncStageQuery.Grants())
+            let grants = try self.grants(viewer: viewer, builder: builder, on: connection)
+            let query = SyncStageQuery(viewer: viewer, since: cursor.since, grants: grants)
+            var page = SyncPage(next: cursor)
+            var remaining = limit
+            var last: (stage: SyncStage, txid: UInt64, id: UUID)? = cursor.position.map { ($0.stage, $0.txid, $0.id) }
+            let firstStage = cursor.position?.stage ?? .users
+            let stages = SyncStage.allCases.filter {
+                $0 >= firstStage && ($0 != .removed || (cursor.since != nil && !viewer.isAdmin))
+            }
+            for stage in stages {
+                let after = last.flatMap { $0.stage == stage ? (txid: $0.txid, id: $0.id) : nil }
+                // One more than fits tells whether the chain continues.
+                let rows = try connection.query(query.query(stage, after: after, limit: remaining + 1))
+                for (index, row) in rows.enumerated() {
+                    if index == remaining {
+                        page.hasMore = true
+                        break
+                    }
+                    guard let txid = UInt64(try row.decode("txid", as: String.self)) else {
+                        throw PostgresError(kind: .protocolViolation, message: "unreadable txid")
+                    }
+                    last = (stage, txid, try row.decode("id"))
+                    if let type: String = try row.decode("gone") {
+                        page.removed.append(.init(type: type, id: try row.decode("entity")))
+                    } else if let json: String = try row.decode("json") {
+                        page.rows[stage, default: []].append(json)
+                    }
+                }
+                if page.hasMore { break }
+                remaining -= rows.count
+            }
+            if page.hasMore, let last {
+                page.next = SyncCursor(since: cursor.since, horizon: chainHorizon,
+                                       position: .init(stage: last.stage, txid: last.txid, id: last.id, chainStart: chainStart))
+            } else {
+                page.hasMore = false
+                page.next = SyncCursor(since: chainStart, horizon: chainHorizon)
+            }
+            return page
+        }
+    }
+
+    /// With more running transactions than a cursor can carry, SyncSnapshot(text:) refuses
+    /// the list; keep xmin and treat everything after it as unseen (more repeats, no misses).
+    private func fallback(_ row: PostgresRow) -> SyncSnapshot? {
+        guard let text: String = try? row.decode("snapshot"),
+              let xmin = text.split(separator: ":").first.flatMap({ UInt64($0) }) else { return nil }
+        return SyncSnapshot(xmin: xmin, xmax: xmin, running: [])
+    }
+
+    /// Entities granted to the viewer after the cursor's snapshot (none for admins, who see
+    /// everything, or for a full snapshot, which sends everything anyway).
+    private func grants(viewer: Viewer, builder: SyncStageQuery, on connection: PostgresConnection) throws -> SyncStageQuery.Grants {
+        var grants = SyncStageQuery.Grants()
+        guard builder.since != nil, !viewer.isAdmin else { return grants }
+        let rows = try connection.query("""
+            SELECT DISTINCT entity_type, entity_id FROM sync_access_changes c
+            WHERE user_id = \(viewer.userID) AND granted AND \(builder.unseen("c.txid"))
+            """)
+        for row in rows {
+            let id: UUID = try row.decode("entity_id")
+            switch try row.decode("entity_type", as: String.self) {
+            case "listing": grants.listings.append(id)
+            case "task": grants.tasks.append(id)
+            default: grants.activities.append(id)
+            }
+        }
+        return grants
+    }
+
+    /// Deletes access records older than `keep` and moves the horizon past them; cursors
+    /// from before then answer `resyncRequired`. Returns how many records were deleted.
+    @discardableResult
+    public func prune(keep: Duration) throws -> Int {
+        let seconds = Int(keep.components.seconds)
+        let rows = try pool.query("SELECT dispatch_prune_sync_history(make_interval(secs => \(seconds))) AS deleted")
+        return try rows.first?.decode("deleted", as: Int.self) ?? 0
+    }
+}
+
+extension SyncFeed {
+    /// Who may see something committed after `since`, and the snapshot this was computed at
+    /// (the `since` of the next call). `everyone` when a users row changed or `since` is nil.
+    public struct Audience: Sendable {
+        public var snapshot: SyncSnapshot
+        public var users: Set<UUID>
+        public var everyone: Bool
+    }
+
+    public func audience(since: SyncSnapshot?) throws -> Audience {
+        try pool.withTransaction(isolation: .repeatableRead) { connection in
+            try connection.execute("SET TRANSACTION READ ONLY")
+            let first = try connection.query("SELECT pg_current_snapshot()::text AS snapshot")
+            let text: String = try first[0].decode("snapshot")
+            // Too many running transactions to keep the list: widen it (more re-checks, no misses).
+            let snapshot = SyncSnapshot(text: text)
+                ?? text.split(separator: ":").first.flatMap { UInt64($0) }.map { SyncSnapshot(xmin: $0, xmax: $0, running: []) }
+            guard let snapshot else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
+            guard let since else { return Audience(snapshot: snapshot, users: [], everyone: true) }
+            var audience = Audience(snapshot: snapshot, users: [], everyone: false)
+            for row in try connection.query("SELECT user_id FROM dispatch_sync_audience(\(since.text)::pg_snapshot)") {
+                if let user: UUID = try row.decode("user_id") { audience.users.insert(user) } else { audience.everyone = true }
+            }
+            return audience
+        }
+    }
+}

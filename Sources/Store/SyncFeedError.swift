@@ -1,0 +1,7 @@
+/// Why a sync page cannot be served for a cursor.
+public enum SyncFeedError: Error, Sendable, Equatable {
+    /// Not a cursor this server could have written (e.g. beyond the current snapshot).
+    case invalidCursor
+    /// The history the cursor needs was pruned: the client must start over without `since`.
+    case resyncRequired
+}

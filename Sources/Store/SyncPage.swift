@@ -1,0 +1,35 @@
+import Foundation
+
+/// One response of the sync feed.
+public struct SyncPage: Sendable {
+    /// An entry of `removed`: the caller can no longer see this row (type is `user`,
+    /// `listing`, `task` or `activity`); clients drop it and its children.
+    public struct Removal: Sendable, Hashable {
+        public var type: String
+        public var id: String
+    }
+
+    /// Row JSON texts (from `dispatch_json`) per stage, in (txid, id) order.
+    public var rows: [SyncStage: [String]] = [:]
+    public var removed: [Removal] = []
+    public var hasMore = false
+    public var next: SyncCursor
+
+    public init(next: SyncCursor) {
+        self.next = next
+    }
+
+    /// Nothing to hand out: a long-poll keeps waiting.
+    public var isEmpty: Bool { removed.isEmpty && rows.values.allSatisfy(\.isEmpty) }
+
+    /// The response body. Rows are already JSON, so they are spliced, not re-encoded.
+    public func json() -> String {
+        var out = "{\"next_since\":\"\(next.encoded())\",\"has_more\":\(hasMore)"
+        for stage in SyncStage.allCases where stage != .removed {
+            out += ",\"\(stage.key)\":[" + (rows[stage] ?? []).joined(separator: ",") + "]"
+        }
+        // Types come from a fixed list and ids from uuid::text, so neither needs escaping.
+        out += ",\"removed\":[" + removed.map { "{\"type\":\"\($0.type)\",\"id\":\"\($0.id)\"}" }.joined(separator: ",") + "]}"
+        return out
+    }
+}
