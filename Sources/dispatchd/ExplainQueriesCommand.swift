@@ -7,7 +7,7 @@ import Store
 struct ExplainQueriesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain-queries",
-        abstract: "Benchmark tool: EXPLAIN (ANALYZE, BUFFERS) the visibility-filtered reads as one user; exit 1 on a sequential scan of a big table or a slow plan.",
+        abstract: "Benchmark tool: EXPLAIN (ANALYZE, BUFFERS) the visibility-filtered reads as one user; exit 1 on a sequential scan of a big table or a costly plan.",
         discussion: "Run it on a seeded database (seed-demo). Used by bench/explain."
     )
 
@@ -17,8 +17,11 @@ struct ExplainQueriesCommand: ParsableCommand {
     @Option(help: "Tables with more rows than this count as big: a sequential scan on them is flagged.")
     var bigTableRows = 10_000
 
-    @Option(help: "Flag queries slower than this many milliseconds (a filtered walk of a whole index is no sequential scan, but as slow).")
-    var slowMilliseconds = 20.0
+    @Option(help: "Flag plans that touch more shared buffers (8 KiB pages, hit or read) than this: a filtered walk of a whole index is no sequential scan, but as costly. Unlike time, it does not depend on how busy the machine is.")
+    var maxBuffers = 10_000
+
+    @Option(help: "Flag queries slower than this many milliseconds (only gross outliers: time depends on the machine's load).")
+    var slowMilliseconds = 250.0
 
     @Option(help: "Queries whose name contains this text are reported but never flagged (e.g. the sync feed, which reads every visible row by design).")
     var exempt: [String] = []
@@ -48,7 +51,9 @@ struct ExplainQueriesCommand: ParsableCommand {
                     let seqScans = Self.sequentialScans(in: lines, of: bigTables)
                     let milliseconds = lines.last { $0.hasPrefix("Execution Time:") }
                         .flatMap { Double($0.dropFirst("Execution Time: ".count).prefix { $0 != " " }) } ?? 0
+                    let buffers = Self.rootBuffers(in: lines)
                     var problems = seqScans.map { "SEQ SCAN \($0)" }
+                    if buffers > maxBuffers { problems.append("BUFFERS \(buffers) > \(maxBuffers)") }
                     if milliseconds > slowMilliseconds { problems.append("SLOW > \(slowMilliseconds) ms") }
                     let isExempt = exempt.contains { query.name.contains($0) }
                     if !isExempt { flagged += problems.count }
@@ -56,7 +61,7 @@ struct ExplainQueriesCommand: ParsableCommand {
                     print(lines.joined(separator: "\n"))
                     print(problems.isEmpty ? "" : "!! \(problems.joined(separator: ", "))\(isExempt ? " (exempt)" : "")\n")
                     summary.append(query.name.padding(toLength: 48, withPad: " ", startingAt: 0)
-                        + String(format: " %9.3f ms", milliseconds)
+                        + String(format: " %9.3f ms %7d buffers", milliseconds, buffers)
                         + (problems.isEmpty ? "" : "   " + problems.joined(separator: ", ") + (isExempt ? " (exempt)" : "")))
                 }
                 print("== summary (as \(email), \(viewer.isAdmin ? "admin" : "realtor"); big tables: \(bigTables.sorted().joined(separator: ", ")))")
@@ -72,6 +77,18 @@ struct ExplainQueriesCommand: ParsableCommand {
             WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace AND reltuples > \(threshold)
             """)
         return Set(try rows.map { try $0.decode("name", as: String.self) })
+    }
+
+    /// Shared buffers (hit + read) of the root node, which include every node below it.
+    static func rootBuffers(in plan: [String]) -> Int {
+        guard let line = plan.prefix(while: { !$0.hasPrefix("Planning") })
+            .first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Buffers:") }) else { return 0 }
+        var total = 0
+        for key in ["hit=", "read="] {
+            guard let shared = line.range(of: "shared "), let range = line.range(of: key, range: shared.upperBound..<line.endIndex) else { continue }
+            total += Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        }
+        return total
     }
 
     /// Tables read by a `Seq Scan on <table>` node (parallel ones included) that are big.
