@@ -58,6 +58,17 @@ enum ChildSQL {
         Visibility.child(typeColumn: "\(alias).parent_type", idColumn: "\(alias).parent_id", viewer)
     }
 
+    /// Marks a locked, not yet deleted note or subtask deleted (the tombstone syncing clients
+    /// receive). `table` is "notes" or "subtasks" (fixed in code).
+    static func softDelete(table: String, id: UUID, on connection: PostgresConnection) throws -> ChildRow {
+        let rows = try connection.query("""
+            UPDATE \(unsafeSQL: table) c SET deleted_at = now() WHERE c.id = \(id)
+            RETURNING dispatch_json(c)::text AS json, c.version
+            """)
+        guard let row = rows.first else { throw StoreError.notFound }
+        return try ChildSQL.row(row)
+    }
+
     static func row(_ row: PostgresRow) throws -> ChildRow {
         ChildRow(json: try row.decode("json"), version: try row.decode("version"))
     }

@@ -132,12 +132,7 @@ public struct NoteStore: Sendable {
         try pool.withTransaction { connection in
             let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
             guard !current.deleted else { return current.row }
-            let rows = try connection.query("""
-                UPDATE notes n SET deleted_at = now() WHERE n.id = \(id)
-                RETURNING dispatch_json(n)::text AS json, n.version
-                """)
-            guard let row = rows.first else { throw StoreError.notFound }
-            return try ChildSQL.row(row)
+            return try ChildSQL.softDelete(table: "notes", id: id, on: connection)
         }
     }
 

@@ -155,12 +155,7 @@ public struct SubtaskStore: Sendable {
         try pool.withTransaction { connection in
             let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
             guard !current.deleted else { return current.row }
-            let rows = try connection.query("""
-                UPDATE subtasks s SET deleted_at = now() WHERE s.id = \(id)
-                RETURNING dispatch_json(s)::text AS json, s.version
-                """)
-            guard let row = rows.first else { throw StoreError.notFound }
-            return try ChildSQL.row(row)
+            return try ChildSQL.softDelete(table: "subtasks", id: id, on: connection)
         }
     }
 
