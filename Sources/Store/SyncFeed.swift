@@ -47,72 +47,97 @@ public struct SyncFeed: Sendable {
     /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total.
     public func page(viewer: Viewer, cursor: SyncCursor, limit: Int) throws -> SyncPage {
         let limit = max(1, min(limit, Self.maxLimit))
-        return try pool.withTransaction(isolation: .repeatableRead) { connection in
-            try connection.execute("SET TRANSACTION READ ONLY")
-            // The first statement fixes the transaction's snapshot: this is the snapshot every
-            // later statement of the page reads with.
-            let snapshotRows = try connection.query("""
-                SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
-                """)
-            guard let first = snapshotRows.first,
-                  let current = SyncSnapshot(text: try first.decode("snapshot", as: String.self)) ?? fallback(first),
-                  let horizon = UInt64(try first.decode("horizon", as: String.self))
-            else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
-            // A snapshot from the future was not written by this server (or this database).
-            guard (cursor.since?.xmax ?? 0) <= current.xmax, (cursor.position?.chainStart.xmax ?? 0) <= current.xmax else {
-                throw SyncFeedError.invalidCursor
+        return try pool.withConnection { connection in
+            // The most common request, a delta with nothing new, is answered by one statement
+            // (see idlePage); anything else reads the stages.
+            if let since = cursor.since, cursor.position == nil,
+               let idle = try idlePage(viewer: viewer, cursor: cursor, since: since, on: connection) {
+                return idle
             }
-            // Access records at or below the horizon are gone. They matter only if they were
-            // pruned after the cursor's chain started (the horizon moved past `hz`) and reach
-            // its lower bound: records pruned earlier had committed before that chain's first
-            // snapshot, which already reflected them, and a client's lower bounds never
-            // decrease.
-            if cursor.lower > 0 && cursor.lower <= horizon && horizon > cursor.horizon {
-                throw SyncFeedError.resyncRequired
+            return try connection.withTransaction(isolation: .repeatableRead) { connection in
+                try stagesPage(viewer: viewer, cursor: cursor, limit: limit, on: connection)
             }
-            let chainStart = cursor.position?.chainStart ?? current
-            let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
+        }
+    }
 
-            let builder = SyncStageQuery(viewer: viewer, since: cursor.since, grants: SyncStageQuery.Grants())
-            let grants = try self.grants(viewer: viewer, builder: builder, on: connection)
-            let query = SyncStageQuery(viewer: viewer, since: cursor.since, grants: grants)
-            var page = SyncPage(next: cursor)
-            var remaining = limit
-            var last: (stage: SyncStage, txid: UInt64, id: UUID)? = cursor.position.map { ($0.stage, $0.txid, $0.id) }
-            let firstStage = cursor.position?.stage ?? .users
-            let stages = SyncStage.allCases.filter {
-                $0 >= firstStage && ($0 != .removed || (cursor.since != nil && !viewer.isAdmin))
-            }
-            for stage in stages {
-                let after = last.flatMap { $0.stage == stage ? (txid: $0.txid, id: $0.id) : nil }
-                // One more than fits tells whether the chain continues.
-                let rows = try connection.query(query.query(stage, after: after, limit: remaining + 1))
-                for (index, row) in rows.enumerated() {
-                    if index == remaining {
-                        page.hasMore = true
-                        break
-                    }
-                    guard let txid = UInt64(try row.decode("txid", as: String.self)) else {
-                        throw PostgresError(kind: .protocolViolation, message: "unreadable txid")
-                    }
-                    last = (stage, txid, try row.decode("id"))
-                    if let type: String = try row.decode("gone") {
-                        page.removed.append(.init(type: type, id: try row.decode("entity")))
-                    } else if let json: String = try row.decode("json") {
-                        page.rows[stage, default: []].append(json)
-                    }
+    /// The page from the stages, inside a REPEATABLE READ transaction (one snapshot).
+    private func stagesPage(viewer: Viewer, cursor: SyncCursor, limit: Int, on connection: PostgresConnection) throws -> SyncPage {
+        try connection.execute("SET TRANSACTION READ ONLY")
+        // The first statement fixes the transaction's snapshot: this is the snapshot every
+        // later statement of the page reads with.
+        let snapshotRows = try connection.queryPrepared(name: "sync_snapshot", """
+            SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
+            """)
+        let (current, horizon) = try snapshotAndHorizon(snapshotRows)
+        try validate(cursor, current: current, horizon: horizon)
+        let chainStart = cursor.position?.chainStart ?? current
+        let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
+
+        let builder = SyncStageQuery(viewer: viewer, since: cursor.since, grants: SyncStageQuery.Grants())
+        let grants = try self.grants(viewer: viewer, builder: builder, on: connection)
+        let query = SyncStageQuery(viewer: viewer, since: cursor.since, grants: grants)
+        var page = SyncPage(next: cursor)
+        var remaining = limit
+        var last: (stage: SyncStage, txid: UInt64, id: UUID)? = cursor.position.map { ($0.stage, $0.txid, $0.id) }
+        let firstStage = cursor.position?.stage ?? .users
+        let stages = SyncStage.allCases.filter {
+            $0 >= firstStage && ($0 != .removed || (cursor.since != nil && !viewer.isAdmin))
+        }
+        for stage in stages {
+            let after = last.flatMap { $0.stage == stage ? (txid: $0.txid, id: $0.id) : nil }
+            // One more than fits tells whether the chain continues.
+            let rows = try connection.query(query.query(stage, after: after, limit: remaining + 1))
+            for (index, row) in rows.enumerated() {
+                if index == remaining {
+                    page.hasMore = true
+                    break
                 }
-                if page.hasMore { break }
-                remaining -= rows.count
+                guard let txid = UInt64(try row.decode("txid", as: String.self)) else {
+                    throw PostgresError(kind: .protocolViolation, message: "unreadable txid")
+                }
+                last = (stage, txid, try row.decode("id"))
+                if let type: String = try row.decode("gone") {
+                    page.removed.append(.init(type: type, id: try row.decode("entity")))
+                } else if let json: String = try row.decode("json") {
+                    page.rows[stage, default: []].append(json)
+                }
             }
-            if page.hasMore, let last {
-                page.next = SyncCursor(since: cursor.since, horizon: chainHorizon,
-                                       position: .init(stage: last.stage, txid: last.txid, id: last.id, chainStart: chainStart))
-            } else {
-                page.hasMore = false
-                page.next = SyncCursor(since: chainStart, horizon: chainHorizon)
-            }
-            return page
+            if page.hasMore { break }
+            remaining -= rows.count
+        }
+        if page.hasMore, let last {
+            page.next = SyncCursor(since: cursor.since, horizon: chainHorizon,
+                                   position: .init(stage: last.stage, txid: last.txid, id: last.id, chainStart: chainStart))
+        } else {
+            page.hasMore = false
+            page.next = SyncCursor(since: chainStart, horizon: chainHorizon)
+        }
+        return page
+    }
+
+    /// The current snapshot (widened when too long, see `fallback`) and pruning horizon from
+    /// a row with `snapshot` and `horizon` text columns.
+    func snapshotAndHorizon(_ rows: PostgresRows) throws -> (SyncSnapshot, UInt64) {
+        guard let first = rows.first,
+              let current = SyncSnapshot(text: try first.decode("snapshot", as: String.self)) ?? fallback(first),
+              let horizon = UInt64(try first.decode("horizon", as: String.self))
+        else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
+        return (current, horizon)
+    }
+
+    /// Refuses cursors this database cannot have written and those whose history is pruned.
+    func validate(_ cursor: SyncCursor, current: SyncSnapshot, horizon: UInt64) throws {
+        // A snapshot from the future was not written by this server (or this database).
+        guard (cursor.since?.xmax ?? 0) <= current.xmax, (cursor.position?.chainStart.xmax ?? 0) <= current.xmax else {
+            throw SyncFeedError.invalidCursor
+        }
+        // Access records at or below the horizon are gone. They matter only if they were
+        // pruned after the cursor's chain started (the horizon moved past `hz`) and reach
+        // its lower bound: records pruned earlier had committed before that chain's first
+        // snapshot, which already reflected them, and a client's lower bounds never
+        // decrease.
+        if cursor.lower > 0 && cursor.lower <= horizon && horizon > cursor.horizon {
+            throw SyncFeedError.resyncRequired
         }
     }
 
