@@ -15,6 +15,14 @@ enum MetricsRoutes {
                 output.sample("db_pool_connections", [("state", "in_use")], stats.inUse)
                 output.sample("db_pool_connections", [("state", "idle")], stats.idle)
                 output.sample("db_pool_connections", [("state", "waiting")], stats.waiting)
+                let timings = pool.queryTimings.snapshot
+                output.family("db_query_duration_seconds", type: "histogram", help: "Round trip of each database statement (send, execute, read the result).")
+                for (bound, count) in zip(QueryTimings.bucketBounds, timings.cumulativeCounts) {
+                    output.sample("db_query_duration_seconds_bucket", [("le", PrometheusText.format(bound))], count)
+                }
+                output.sample("db_query_duration_seconds_bucket", [("le", "+Inf")], timings.count)
+                output.sample("db_query_duration_seconds_sum", [], timings.sum)
+                output.sample("db_query_duration_seconds_count", [], timings.count)
             }
             if let auth {
                 output.family("auth_login_failures_total", type: "counter", help: "Sign-ins refused for a wrong email, password or a deactivated account.")

@@ -14,6 +14,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Set by the notice receiver when the server announced (FATAL/PANIC) that it is
     /// closing this session, e.g. after pg_terminate_backend or at shutdown.
     fileprivate var serverAnnouncedTermination = false
+    /// Where statement round trips are recorded; set by the pool for its connections.
+    public var timings: QueryTimings?
 
     public convenience init(configuration: Configuration) throws {
         try self.init(configuration: configuration, connectTimeout: configuration.connectTimeout)
@@ -42,6 +44,8 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
         let connection = try liveHandle()
+        let started = ContinuousClock.now
+        defer { recordTiming(since: started) }
         return try withCParameters(query.binds) { values, types in
             let result = PQexecParams(connection, query.sql, Int32(values.count), types, values, nil, nil, 0)
             return try PostgresResult.consume(result, connection: connection)
@@ -58,7 +62,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// must always be used with the same SQL.
     @discardableResult
     public func queryPrepared(name: String, _ query: PostgresQuery) throws -> PostgresRows {
-        try queryPrepared(name: name, query, mayRePrepare: true)
+        let started = ContinuousClock.now
+        defer { recordTiming(since: started) }
+        return try queryPrepared(name: name, query, mayRePrepare: true)
+    }
+
+    private func recordTiming(since started: ContinuousClock.Instant) {
+        guard let timings else { return }
+        let elapsed = ContinuousClock.now - started
+        timings.record(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     private func queryPrepared(name: String, _ query: PostgresQuery, mayRePrepare: Bool) throws -> PostgresRows {

@@ -7,6 +7,8 @@ import Foundation
 /// next request reconnects without any manual reset.
 public final class PostgresPool: Sendable {
     public let configuration: Configuration
+    /// Round trips of every statement run on this pool's connections (`/metrics`).
+    public let queryTimings = QueryTimings()
     private let state: PoolState
 
     public init(configuration: Configuration) {
@@ -136,7 +138,9 @@ public final class PostgresPool: Sendable {
         let remaining = deadline - ContinuousClock.now
         let timeout = min(configuration.connection.connectTimeout, max(remaining, .seconds(1)))
         do {
-            return try PostgresConnection(configuration: configuration.connection, connectTimeout: timeout)
+            let connection = try PostgresConnection(configuration: configuration.connection, connectTimeout: timeout)
+            connection.timings = queryTimings
+            return connection
         } catch {
             state.condition.lock()
             state.box.open -= 1

@@ -36,6 +36,11 @@ import Testing
         #expect(Self.sampleValue(text, #"http_request_duration_seconds_bucket{route="/healthz",method="GET",le="+Inf"}"#) == 2)
         #expect(Self.sampleValue(text, #"db_pool_connections{state="in_use"}"#) != nil)
         #expect(text.contains("# TYPE http_request_duration_seconds histogram"))
+        // Seeding the admin ran statements on this pool, so the database histogram has samples.
+        let statements = try #require(Self.sampleValue(text, "db_query_duration_seconds_count"))
+        #expect(statements > 0)
+        #expect(Self.sampleValue(text, #"db_query_duration_seconds_bucket{le="+Inf"}"#) == statements)
+        #expect(text.contains("# TYPE db_query_duration_seconds histogram"))
     }
 
     @Test func metricsAfterFailedLoginCountsTheFailure() throws {
