@@ -15,11 +15,17 @@ enum ChildHTTP {
         return Viewer(userID: user.id, isAdmin: user.isAdmin)
     }
 
-    /// `If-Match` as the store's version check (nil: no precondition, last write wins).
-    static func expectedVersion(_ request: HTTPRequest) -> ((Int) -> Bool)? {
-        let ifMatch = IfMatch(request)
-        guard ifMatch != .absent else { return nil }
-        return { ifMatch.allows(version: $0) }
+    /// The parameters of a per-parent list route (`/v1/{parent}s/{id}/notes|subtasks`).
+    struct ListRequest {
+        var parentID: UUID
+        var limit: Int
+        var includeDeleted: Bool
+        var cursor: ChildPage.Position?
+    }
+
+    static func listRequest(_ context: RequestContext) throws -> ListRequest {
+        ListRequest(parentID: try ResourceHTTP.uuid(context), limit: try ResourceHTTP.limit(context),
+                    includeDeleted: try ResourceHTTP.flag(context, "include_deleted"), cursor: try cursor(context))
     }
 
     /// `{"items": [...], "next_cursor": ...}`.
@@ -48,19 +54,13 @@ enum ChildHTTP {
 
     /// Opaque to clients: the last row's keyset as base64url JSON.
     static func encodeCursor(_ position: ChildPage.Position) -> String {
-        let data = (try? JSONEncoder().encode(position)) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        OpaqueToken.encode(position)
     }
 
     /// The request's cursor, nil without one; malformed → 400 `invalid_cursor`.
     static func cursor(_ context: RequestContext) throws -> ChildPage.Position? {
         guard let text = context.query["cursor"] else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 512, let data = Data(base64Encoded: base64),
-              let position = try? JSONDecoder().decode(ChildPage.Position.self, from: data)
+        guard text.count <= 512, let position = OpaqueToken.decode(ChildPage.Position.self, from: text)
         else {
             throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
         }

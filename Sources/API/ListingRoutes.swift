@@ -41,7 +41,7 @@ enum ListingRoutes {
         router.delete("/v1/listings/{id}") { request, context in
             let viewer = try auth.viewer(context)
             let id = try ResourceHTTP.uuid(context)
-            let row = try mapped { try store.delete(viewer, id: id, check: IfMatch(request).versionCheck) }
+            let row = try mapped { try store.delete(viewer, id: id, check: IfMatch.check(request)) }
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
 
@@ -52,7 +52,7 @@ enum ListingRoutes {
             ResourceInputParser.checkBodyID(&body, path: id)
             let input = ResourceInputParser.listing(&body, complete: replace)
             try body.finish()
-            let check = IfMatch(request).versionCheck
+            let check = IfMatch.check(request)
             if replace {
                 let result = try mapped { try store.put(viewer, id: id, input: input, check: check) }
                 return .response(ResourceHTTP.row(result.row.json, version: result.row.version,

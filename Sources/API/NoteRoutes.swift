@@ -14,13 +14,10 @@ enum NoteRoutes {
         for parent in ParentType.allCases {
             router.get("/v1/\(parent.table)/{id}/notes") { _, context in
                 let viewer = try ChildHTTP.viewer(auth, context)
-                let parentID = try ResourceHTTP.uuid(context)
-                let limit = try ResourceHTTP.limit(context)
-                let includeDeleted = try ResourceHTTP.flag(context, "include_deleted")
-                let cursor = try ChildHTTP.cursor(context)
+                let list = try ChildHTTP.listRequest(context)
                 let page = try run {
-                    try notes.list(parentType: parent, parentID: parentID, viewer: viewer,
-                                   includeDeleted: includeDeleted, limit: limit, after: cursor)
+                    try notes.list(parentType: parent, parentID: list.parentID, viewer: viewer,
+                                   includeDeleted: list.includeDeleted, limit: list.limit, after: list.cursor)
                 }
                 return .response(ChildHTTP.page(page))
             }
@@ -55,15 +52,15 @@ enum NoteRoutes {
             let content = body.string("content", required: false)
             if let content { body.add(ChildRules.checkNoteContent(content)) }
             try body.finish()
-            let expected = ChildHTTP.expectedVersion(request)
-            let row = try run { try notes.update(id: id, content: content, viewer: viewer, expectedVersion: expected) }
+            let check = IfMatch.check(request)
+            let row = try run { try notes.update(id: id, content: content, viewer: viewer, check: check) }
             return .response(ChildHTTP.row(row))
         }
         router.delete("/v1/notes/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            let expected = ChildHTTP.expectedVersion(request)
-            return .response(ChildHTTP.row(try run { try notes.delete(id: id, viewer: viewer, expectedVersion: expected) }))
+            let check = IfMatch.check(request)
+            return .response(ChildHTTP.row(try run { try notes.delete(id: id, viewer: viewer, check: check) }))
         }
     }
 

@@ -81,35 +81,23 @@ enum ResourceHTTP {
     }
 }
 
-/// What a write's `If-Match` demands (RFC 9110 §13.1.1): nothing, any current row (`*`), or
-/// one of the listed versions. Weak tags compare by their opaque value too: versions are exact.
-enum IfMatch: Equatable {
-    case absent
-    case any
-    case versions([Int])
-
-    init(_ request: HTTPRequest) {
-        guard let header = request.headers["If-Match"] else { self = .absent; return }
+/// Reads `If-Match` (RFC 9110 §13.1.1) as the store's `VersionCheck`: none when absent, any
+/// current row for `*`, else one of the listed versions. Weak tags compare by their opaque
+/// value too: versions are exact.
+enum IfMatch {
+    static func check(_ request: HTTPRequest) -> VersionCheck {
+        guard let header = request.headers["If-Match"] else { return .none }
         var versions: [Int] = []
         for item in header.split(separator: ",") {
             var tag = item.trimmingASCIIWhitespace()
-            if tag == "*" { self = .any; return }
+            if tag == "*" { return .exists }
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             // A malformed tag can match nothing: the write answers 412, never applies blindly.
             guard tag.count >= 2, tag.first == "\"", tag.last == "\"",
                   let version = Int(tag.dropFirst().dropLast()) else { continue }
             versions.append(version)
         }
-        self = .versions(versions)
-    }
-
-    /// Whether a row at `version` (nil: no row) satisfies the precondition.
-    func allows(version: Int?) -> Bool {
-        switch self {
-        case .absent: return true
-        case .any: return version != nil
-        case .versions(let list): return version.map(list.contains) ?? false
-        }
+        return .oneOf(versions)
     }
 
     static func preconditionFailed(current version: Int?) -> HTTPError {
@@ -137,33 +125,16 @@ struct KeysetCursor: Codable, Equatable {
     }
 
     func encoded() -> String {
-        let data = (try? JSONEncoder().encode(self)) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        OpaqueToken.encode(self)
     }
 
     /// The cursor of the request, nil without one; malformed → 400 `invalid_cursor`.
     static func from(_ context: RequestContext) throws -> KeysetCursor? {
         guard let text = context.query["cursor"] else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 512, let data = Data(base64Encoded: base64),
-              let cursor = try? JSONDecoder().decode(KeysetCursor.self, from: data)
+        guard text.count <= 512, let cursor = OpaqueToken.decode(KeysetCursor.self, from: text)
         else {
             throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
         }
         return cursor
-    }
-}
-
-extension IfMatch {
-    /// The store-level precondition this header asks for.
-    var versionCheck: VersionCheck {
-        switch self {
-        case .absent: return .none
-        case .any: return .exists
-        case .versions(let versions): return .oneOf(versions)
-        }
     }
 }

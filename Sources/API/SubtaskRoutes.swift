@@ -14,13 +14,10 @@ enum SubtaskRoutes {
         for parent in ParentType.allCases where parent.canHaveSubtasks {
             router.get("/v1/\(parent.table)/{id}/subtasks") { _, context in
                 let viewer = try ChildHTTP.viewer(auth, context)
-                let parentID = try ResourceHTTP.uuid(context)
-                let limit = try ResourceHTTP.limit(context)
-                let includeDeleted = try ResourceHTTP.flag(context, "include_deleted")
-                let cursor = try ChildHTTP.cursor(context)
+                let list = try ChildHTTP.listRequest(context)
                 let page = try run {
-                    try subtasks.list(parentType: parent, parentID: parentID, viewer: viewer,
-                                      includeDeleted: includeDeleted, limit: limit, after: cursor)
+                    try subtasks.list(parentType: parent, parentID: list.parentID, viewer: viewer,
+                                   includeDeleted: list.includeDeleted, limit: list.limit, after: list.cursor)
                 }
                 return .response(ChildHTTP.page(page))
             }
@@ -61,18 +58,18 @@ enum SubtaskRoutes {
             let position = body.numberField("position").flatMap { ChildRules.checkPosition($0, errors: &errors) }
             errors.forEach { body.add($0) }
             try body.finish()
-            let expected = ChildHTTP.expectedVersion(request)
+            let check = IfMatch.check(request)
             let row = try run {
                 try subtasks.update(id: id, changes: .init(title: title, completed: completed, position: position),
-                                    viewer: viewer, expectedVersion: expected)
+                                    viewer: viewer, check: check)
             }
             return .response(ChildHTTP.row(row))
         }
         router.delete("/v1/subtasks/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            let expected = ChildHTTP.expectedVersion(request)
-            return .response(ChildHTTP.row(try run { try subtasks.delete(id: id, viewer: viewer, expectedVersion: expected) }))
+            let check = IfMatch.check(request)
+            return .response(ChildHTTP.row(try run { try subtasks.delete(id: id, viewer: viewer, check: check) }))
         }
     }
 

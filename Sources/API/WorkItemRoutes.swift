@@ -48,7 +48,7 @@ enum WorkItemRoutes {
         router.delete("\(base)/{id}") { request, context in
             let viewer = try auth.viewer(context)
             let id = try ResourceHTTP.uuid(context)
-            let row = try mapped(kind) { try store.delete(viewer, id: id, check: IfMatch(request).versionCheck) }
+            let row = try mapped(kind) { try store.delete(viewer, id: id, check: IfMatch.check(request)) }
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
 
@@ -59,7 +59,7 @@ enum WorkItemRoutes {
             ResourceInputParser.checkBodyID(&body, path: id)
             let input = ResourceInputParser.workItem(&body, kind: kind, complete: replace)
             try body.finish()
-            let check = IfMatch(request).versionCheck
+            let check = IfMatch.check(request)
             if replace {
                 let result = try mapped(kind) { try store.put(viewer, id: id, input: input, check: check) }
                 return .response(ResourceHTTP.row(result.row.json, version: result.row.version,

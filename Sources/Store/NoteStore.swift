@@ -110,9 +110,9 @@ public struct NoteStore: Sendable {
 
     /// Replaces the content, stamping `edited_at`/`edited_by`. Unchanged content writes nothing.
     public func update(id: UUID, content: String?, viewer: Viewer,
-                       expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+                       check: VersionCheck = .none) throws -> ChildRow {
         try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
             guard !current.deleted else { throw StoreError.rowDeleted }
             guard !current.parentDeleted else { throw StoreError.parentDeleted }
             guard let content, content != current.content else { return current.row }
@@ -128,9 +128,9 @@ public struct NoteStore: Sendable {
 
     /// Soft-deletes (sets `deleted_at`) so syncing clients receive the tombstone. Deleting a
     /// deleted note changes nothing and returns it; notes of a deleted parent can still be deleted.
-    public func delete(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+    public func delete(id: UUID, viewer: Viewer, check: VersionCheck = .none) throws -> ChildRow {
         try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
             guard !current.deleted else { return current.row }
             return try ChildSQL.softDelete(table: "notes", id: id, on: connection)
         }
@@ -146,7 +146,7 @@ public struct NoteStore: Sendable {
     /// Locks a visible note for a write and applies the checks every write shares, in HTTP's
     /// order: not visible → `.notFound`, not the author → `.forbidden`, stale version →
     /// `.versionMismatch`.
-    private func lockForChange(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)?,
+    private func lockForChange(id: UUID, viewer: Viewer, check: VersionCheck,
                                on connection: PostgresConnection) throws -> Locked {
         let rows = try connection.query("""
             SELECT dispatch_json(n)::text AS json, n.version, n.content, n.created_by,
@@ -161,7 +161,7 @@ public struct NoteStore: Sendable {
                                        callerIsAdmin: viewer.isAdmin) else {
             throw StoreError.forbidden
         }
-        if let expectedVersion, !expectedVersion(current.version) {
+        if !check.allows(version: current.version) {
             throw StoreError.versionMismatch(current: current)
         }
         return Locked(row: current, content: try row.decode("content"), deleted: try row.decode("deleted"),

@@ -130,9 +130,9 @@ public struct SubtaskStore: Sendable {
 
     /// Applies the given fields; a change that alters nothing writes nothing (no version bump).
     public func update(id: UUID, changes: Changes, viewer: Viewer,
-                       expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+                       check: VersionCheck = .none) throws -> ChildRow {
         try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
             guard !current.deleted else { throw StoreError.rowDeleted }
             guard !current.parentDeleted else { throw StoreError.parentDeleted }
             let rows = try connection.query("""
@@ -151,9 +151,9 @@ public struct SubtaskStore: Sendable {
     }
 
     /// Soft-deletes (sets `deleted_at`); deleting a deleted subtask changes nothing and returns it.
-    public func delete(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)? = nil) throws -> ChildRow {
+    public func delete(id: UUID, viewer: Viewer, check: VersionCheck = .none) throws -> ChildRow {
         try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, expectedVersion: expectedVersion, on: connection)
+            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
             guard !current.deleted else { return current.row }
             return try ChildSQL.softDelete(table: "subtasks", id: id, on: connection)
         }
@@ -166,7 +166,7 @@ public struct SubtaskStore: Sendable {
     }
 
     /// Not visible → `.notFound`; may not update the parent → `.forbidden`; stale → `.versionMismatch`.
-    private func lockForChange(id: UUID, viewer: Viewer, expectedVersion: ((Int) -> Bool)?,
+    private func lockForChange(id: UUID, viewer: Viewer, check: VersionCheck,
                                on connection: PostgresConnection) throws -> Locked {
         let rows = try connection.query("""
             SELECT dispatch_json(s)::text AS json, s.version, \(ChildSQL.mayUpdateParent("s", viewer)) AS may_update,
@@ -178,7 +178,7 @@ public struct SubtaskStore: Sendable {
         guard let row = rows.first else { throw StoreError.notFound }
         let current = try ChildSQL.row(row)
         guard try row.decode("may_update", as: Bool.self) else { throw StoreError.forbidden }
-        if let expectedVersion, !expectedVersion(current.version) {
+        if !check.allows(version: current.version) {
             throw StoreError.versionMismatch(current: current)
         }
         return Locked(row: current, deleted: try row.decode("deleted"), parentDeleted: try row.decode("parent_deleted"))

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// The opaque `since` / `next_since` of `GET /v1/sync`: base64url (no padding) of a small
@@ -63,14 +64,7 @@ public struct SyncCursor: Sendable, Equatable {
             wire.id = position.id.uuidString.lowercased()
             wire.cs = position.chainStart.text
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // Encoding strings and ints cannot fail; an empty cursor would be rejected, not misread.
-        let data = (try? encoder.encode(wire)) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return OpaqueToken.encode(wire, sortedKeys: true)
     }
 
     /// Parses a client's cursor; nil when it is not one this server wrote (bad base64, JSON,
@@ -79,10 +73,7 @@ public struct SyncCursor: Sendable, Equatable {
         guard !text.isEmpty, text.utf8.count <= Self.maxEncodedLength,
               text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
-              let wire = try? JSONDecoder().decode(Wire.self, from: data),
+        guard let wire = OpaqueToken.decode(Wire.self, from: text),
               wire.v == Self.version, let horizon = UInt64(wire.hz)
         else { return nil }
         if let s = wire.s {

@@ -1,0 +1,24 @@
+import Foundation
+
+/// The wire form of every opaque cursor the API hands out (list cursors, sync `next_since`):
+/// a Codable value as JSON in unpadded base64url, so it travels in a query string unescaped.
+/// Clients must not parse it; the server changes the inside freely.
+public enum OpaqueToken {
+    /// Encoding plain strings and numbers cannot fail; an empty token would be rejected, not misread.
+    public static func encode(_ value: some Encodable, sortedKeys: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        if sortedKeys { encoder.outputFormatting = .sortedKeys }
+        let data = (try? encoder.encode(value)) ?? Data()
+        return data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The value, or nil when `text` is not base64url of such a JSON value.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from text: String) -> Value? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONDecoder().decode(type, from: data)
+    }
+}
