@@ -189,21 +189,8 @@ import Testing
         }
         // Clients: two writing realtors, one who only ever gets listings assigned, and the admin.
         let clients = [realtors[0], realtors[1], realtors[3], admin]
-        let replicas = SyncConvergenceTests.Replicas(count: clients.count)
-        for (index, client) in clients.enumerated() {
-            clientsDone.enter()
-            Thread.detachNewThread {
-                var random = SplitMix(state: seed &+ 100 &+ UInt64(index))
-                var replica = SyncReplica()
-                while !finished.isSet {
-                    do {
-                        try replica.syncToEnd(server, as: client) { Int.random(in: 1...12, using: &random) }
-                    } catch { outcome.fail(error); break }
-                }
-                replicas.set(index, replica)
-                clientsDone.leave()
-            }
-        }
+        let replicas = SyncConvergenceTests.startSyncingClients(clients, server: server, seed: seed, maximumLimit: 12,
+                                                                until: finished, group: clientsDone, outcome: outcome)
         #expect(writersDone.wait(timeout: .now() + 240) == .success)
         finished.set()
         #expect(clientsDone.wait(timeout: .now() + 240) == .success)

@@ -19,6 +19,29 @@ import Testing
         }
     }
 
+    /// Each client syncs to the end in a loop, with random page sizes up to `maximumLimit`,
+    /// until `finished` is set; its last replica lands in the result when it leaves `group`.
+    static func startSyncingClients(_ clients: [SyncTestServer.Member], server: SyncTestServer, seed: UInt64,
+                                    maximumLimit: Int, until finished: Flag, group: DispatchGroup,
+                                    outcome: SyncRaceTests.Outcome) -> Replicas {
+        let replicas = Replicas(count: clients.count)
+        for (index, client) in clients.enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                var random = SplitMix(state: seed &+ 100 &+ UInt64(index))
+                var replica = SyncReplica()
+                while !finished.isSet {
+                    do {
+                        try replica.syncToEnd(server, as: client) { Int.random(in: 1...maximumLimit, using: &random) }
+                    } catch { outcome.fail(error); break }
+                }
+                replicas.set(index, replica)
+                group.leave()
+            }
+        }
+        return replicas
+    }
+
     static let writers = 3
     static let operationsPerWriter = 40
 
@@ -45,21 +68,8 @@ import Testing
                 writersDone.leave()
             }
         }
-        let replicas = Replicas(count: clients.count)
-        for (index, client) in clients.enumerated() {
-            clientsDone.enter()
-            Thread.detachNewThread {
-                var random = SplitMix(state: seed &+ 100 &+ UInt64(index))
-                var replica = SyncReplica()
-                while !finished.isSet {
-                    do {
-                        try replica.syncToEnd(server, as: client) { Int.random(in: 1...9, using: &random) }
-                    } catch { outcome.fail(error); break }
-                }
-                replicas.set(index, replica)
-                clientsDone.leave()
-            }
-        }
+        let replicas = Self.startSyncingClients(clients, server: server, seed: seed, maximumLimit: 9,
+                                                until: finished, group: clientsDone, outcome: outcome)
         #expect(writersDone.wait(timeout: .now() + 240) == .success)
         finished.set()
         #expect(clientsDone.wait(timeout: .now() + 240) == .success)
