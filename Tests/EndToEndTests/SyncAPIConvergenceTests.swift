@@ -204,6 +204,7 @@ import Testing
             let expected = try server.expectedState(for: client, admin: client.id == admin.id)
             let differences = SyncReplica.differences(replica.state, expected)
             #expect(differences.isEmpty, "client \(index), seed \(seed): \(differences.prefix(20))")
+            #expect(replica.orphans.isEmpty, "client \(index), seed \(seed): \(replica.orphans.prefix(5))")
             #expect(replica.pages > 1)
         }
         let adminState = try server.expectedState(for: admin, admin: true)

@@ -81,6 +81,7 @@ import Testing
             let expected = try server.expectedState(for: client, admin: index == 3)
             let differences = SyncReplica.differences(replica.state, expected)
             #expect(differences.isEmpty, "client \(index), seed \(seed): \(differences)")
+            #expect(replica.orphans.isEmpty, "client \(index), seed \(seed): \(replica.orphans.prefix(5))")
             #expect(replica.pages > 1)
         }
     }
