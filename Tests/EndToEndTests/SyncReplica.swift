@@ -67,10 +67,13 @@ struct SyncReplica {
     }
 
     /// Syncs until `has_more` is false; `limit` picks each page's size.
-    mutating func syncToEnd(_ server: SyncTestServer, as member: SyncTestServer.Member,
-                            limit: () -> Int? = { nil }) throws {
+    /// `wait` applies to the chain's first request only (a long-poll; mid-chain pages come at once).
+    mutating func syncToEnd(_ server: some SyncEndpoint, as member: SyncTestServer.Member,
+                            wait: Int? = nil, limit: () -> Int? = { nil }) throws {
+        var wait = wait
         while true {
-            let json = try apply(try server.sync(member, since: since, limit: limit()))
+            let json = try apply(try server.sync(member, since: since, limit: limit(), wait: wait))
+            wait = nil
             if json["has_more"] as? Bool != true { return }
         }
     }

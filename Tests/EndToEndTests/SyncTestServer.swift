@@ -131,6 +131,10 @@ final class SyncTestServer: Sendable {
 
     /// What `viewer` may see now, per response key, as id → version (SPEC 2 via Store.Visibility).
     func expectedState(for member: Member, admin: Bool = false) throws -> [String: [String: Int]] {
+        try Self.expectedState(in: pool, for: member, admin: admin)
+    }
+
+    static func expectedState(in pool: PostgresPool, for member: Member, admin: Bool) throws -> [String: [String: Int]] {
         let viewer = Viewer(userID: member.id, isAdmin: admin)
         var state: [String: [String: Int]] = [:]
         let queries: [(String, PostgresQuery)] = [
