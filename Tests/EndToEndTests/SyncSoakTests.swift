@@ -64,8 +64,9 @@ import Testing
         Thread.detachNewThread {
             var random = SplitMix(state: seed &+ 999)
             var round = 0
-            while Date().addingTimeInterval(2) < deadline {
-                Thread.sleep(forTimeInterval: Double.random(in: 1.5...3, using: &random))
+            // Until the writers stop, and at least one fault of each kind even on a slow machine.
+            while Date() < deadline || faults.kills == 0 || faults.terminations == 0 {
+                Thread.sleep(forTimeInterval: Double.random(in: 1...2.5, using: &random))
                 do {
                     if round % 2 == 0 {
                         try cluster.terminateBackends()
