@@ -55,41 +55,46 @@ extension SyncFeed {
     }
 
     /// The suspect parents of `rows`, and the suspect parents of those, that the page does
-    /// not hold yet, fetched (visible to the viewer) by reference.
-    func ancestors(of rows: [SyncStageRow], lateGrants: Set<ParentRef>, sent: Set<ParentRef>,
+    /// not hold yet, fetched (visible to the viewer) by reference, in the order the rows need
+    /// them and cut at `bytes` of JSON like a stage: the first one needed always comes, a
+    /// parent left out stops the page before the row that needs it.
+    func ancestors(of rows: [SyncStageRow], lateGrants: Set<ParentRef>, sent: Set<ParentRef>, bytes: Int,
                    query: SyncStageQuery, on connection: PostgresConnection) throws -> [ParentRef: Ancestor] {
         var found: [ParentRef: Ancestor] = [:]
-        var wanted = Set(rows.compactMap { row in
-            row.parent.flatMap { ref in row.parentLate || lateGrants.contains(ref) ? ref : nil }
-        })
+        func suspect(_ parent: ParentRef?, late: Bool) -> ParentRef? {
+            parent.flatMap { late || lateGrants.contains($0) ? $0 : nil }
+        }
+        var wanted = rows.compactMap { suspect($0.parent, late: $0.parentLate) }
         for _ in 0..<2 {
-            wanted.subtract(sent)
-            wanted.subtract(found.keys)
+            var seen = Set<ParentRef>()
+            wanted = wanted.filter { !sent.contains($0) && found[$0] == nil && seen.insert($0).inserted }
             guard !wanted.isEmpty else { break }
+            var next: [ParentRef] = []
             for stage in [SyncStage.listings, .tasks, .activities] {
                 let ids = wanted.filter { $0.stage == stage }.compactMap { UUID(uuidString: $0.id) }
                 guard !ids.isEmpty else { continue }
-                for row in try connection.query(query.rows(stage, ids: ids)) {
+                for row in try connection.query(query.rows(stage, ids: ids, bytes: bytes)) {
+                    guard let json: String = try row.decode("json") else { continue }
                     let ref = ParentRef(kind: stage == .listings ? "listing" : stage == .tasks ? "task" : "activity",
                                         id: try row.decode("entity"))
-                    found[ref] = Ancestor(json: try row.decode("json"), parent: try Self.parentRef(row),
-                                          parentLate: try row.decode("parent_late"))
+                    let ancestor = Ancestor(json: json, parent: try Self.parentRef(row), parentLate: try row.decode("parent_late"))
+                    found[ref] = ancestor
+                    if let grandparent = suspect(ancestor.parent, late: ancestor.parentLate) { next.append(grandparent) }
                 }
             }
-            wanted = Set(found.values.compactMap { ancestor in
-                ancestor.parent.flatMap { ref in ancestor.parentLate || lateGrants.contains(ref) ? ref : nil }
-            })
+            wanted = next
         }
         return found
     }
 
-    /// The suspect parents (outermost first) `row` needs sent with it, given what the page
-    /// holds already.
+    /// The suspect parents `row` needs sent with it (outermost first), given what the page
+    /// holds already; nil when one of them was not fetched (beyond the byte budget).
     func parentsToSend(for row: SyncStageRow, ancestors: [ParentRef: Ancestor], lateGrants: Set<ParentRef>,
-                       sent: Set<ParentRef>) -> [ParentRef] {
+                       sent: Set<ParentRef>) -> [ParentRef]? {
         var chain: [ParentRef] = []
         var next = row.parent.map { ($0, row.parentLate) }
-        while let (ref, late) = next, late || lateGrants.contains(ref), !sent.contains(ref), let ancestor = ancestors[ref] {
+        while let (ref, late) = next, late || lateGrants.contains(ref), !sent.contains(ref) {
+            guard let ancestor = ancestors[ref] else { return nil }
             chain.insert(ref, at: 0)
             next = ancestor.parent.map { ($0, ancestor.parentLate) }
         }

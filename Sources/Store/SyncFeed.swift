@@ -44,14 +44,23 @@ import Postgres
 public struct SyncFeed: Sendable {
     public static let defaultLimit = 1000
     public static let maxLimit = 5000
+    /// SYNC_PAGE_MAX_BYTES: a response stops at about this many bytes of JSON, whatever
+    /// `limit` says; one row larger than this goes out alone.
+    public static let defaultMaxPageBytes = 2 * 1024 * 1024
+    public static let minimumMaxPageBytes = 16 * 1024
+    /// Reserved in every page for the envelope: keys, brackets and `next_since` (≤ 7000).
+    static let envelopeBytes = 8 * 1024
 
     public let pool: PostgresPool
+    public let maxPageBytes: Int
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes) {
         self.pool = pool
+        self.maxPageBytes = max(maxPageBytes, Self.minimumMaxPageBytes)
     }
 
-    /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total.
+    /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total
+    /// and at most `maxPageBytes` of JSON (but always at least one row).
     public func page(viewer: Viewer, cursor: SyncCursor, limit: Int) throws -> SyncPage {
         let limit = max(1, min(limit, Self.maxLimit))
         return try pool.withConnection { connection in
@@ -93,26 +102,35 @@ public struct SyncFeed: Sendable {
         let stages = SyncStage.allCases.filter {
             $0 >= firstStage && ($0 != .removed || (cursor.since != nil && !viewer.isAdmin))
         }
+        // Row JSON may fill the budget less what the envelope needs (keys, next_since).
+        let budget = max(maxPageBytes - Self.envelopeBytes, 0)
+        var used = 0
         for stage in stages {
             let after = last.flatMap { $0.stage == stage ? (txid: $0.txid, id: $0.id) : nil }
             // One more than fits tells whether the chain continues.
-            let rows = try connection.query(query.query(stage, after: after, limit: max(remaining, 0) + 1)).map(SyncStageRow.init)
-            let ancestors = try self.ancestors(of: rows, lateGrants: late, sent: sent, query: query, on: connection)
+            let rows = try connection.query(query.query(stage, after: after, limit: max(remaining, 0) + 1,
+                                                        bytes: budget - used, pageEmpty: page.isEmpty)).map(SyncStageRow.init)
+            let ancestors = try self.ancestors(of: rows.filter(\.fits), lateGrants: late, sent: sent, bytes: budget - used,
+                                               query: query, on: connection)
             for row in rows {
-                let parents = parentsToSend(for: row, ancestors: ancestors, lateGrants: late, sent: sent)
                 // A row and the parents it needs share a page; the first row of a page always
-                // fits, so a chain moves on even at limit 1.
-                if 1 + parents.count > remaining && !page.isEmpty {
+                // fits, so a chain moves on even at limit 1 or past a row larger than the budget.
+                let parents = row.fits ? parentsToSend(for: row, ancestors: ancestors, lateGrants: late, sent: sent) : nil
+                let parentBytes = (parents ?? []).reduce(0) { $0 + SyncStageQuery.bytes(json: ancestors[$1]?.json) }
+                let cost = SyncStageQuery.bytes(json: row.json) + parentBytes
+                // (`fits` is false only after a row that fits, so this never ends a page empty.)
+                if !row.fits || (!page.isEmpty && (parents == nil || 1 + (parents?.count ?? 0) > remaining || used + cost > budget)) {
                     page.hasMore = true
                     break
                 }
-                for parent in parents {
+                for parent in parents ?? [] {
                     if let ancestor = ancestors[parent], let parentStage = parent.stage {
                         page.rows[parentStage, default: []].append(ancestor.json)
                         sent.insert(parent)
                     }
                 }
-                remaining -= 1 + parents.count
+                remaining -= 1 + (parents?.count ?? 0)
+                used += cost
                 last = (stage, row.txid, row.id)
                 if let type = row.gone {
                     page.removed.append(.init(type: type, id: row.entity))

@@ -45,7 +45,14 @@ struct SyncStageQuery {
         "(\(unsafeSQL: column) < \(String(snapshot.xmax))::xid8 AND pg_visible_in_snapshot(\(unsafeSQL: column), \(snapshot.text)::pg_snapshot))"
     }
 
-    func query(_ stage: SyncStage, after position: (txid: UInt64, id: UUID)?, limit: Int) -> PostgresQuery {
+    /// At most `limit` rows, cut at `bytes` of JSON (see `bounded`); `pageEmpty`: nothing is
+    /// in the page yet, so the first row goes out whatever its size.
+    func query(_ stage: SyncStage, after position: (txid: UInt64, id: UUID)?, limit: Int,
+               bytes: Int, pageEmpty: Bool) -> PostgresQuery {
+        Self.bounded(unbounded(stage, after: position, limit: limit), order: "i.txid, i.id", bytes: bytes, pageEmpty: pageEmpty)
+    }
+
+    private func unbounded(_ stage: SyncStage, after position: (txid: UInt64, id: UUID)?, limit: Int) -> PostgresQuery {
         let alias = stage == .removed ? "c" : "r"
         let after: PostgresQuery = position.map {
             "(\(unsafeSQL: alias).txid, \(unsafeSQL: alias).id) > (\(String($0.txid))::xid8, \($0.id))"
@@ -57,7 +64,7 @@ struct SyncStageQuery {
         let selection: PostgresQuery = grants.isEmpty
             ? changed : "(\(changed) OR (\(grantClause(stage)) AND \(Self.visible("r.txid", in: chainStart))))"
         return """
-            SELECT r.txid::text AS txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, \(gone(stage)) AS gone,
+            SELECT r.txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, \(gone(stage)) AS gone,
                    \(parent(stage))
             FROM \(unsafeSQL: stage.table) r
             WHERE \(selection) AND \(after) AND \(visibility(stage))
@@ -67,13 +74,14 @@ struct SyncStageQuery {
     }
 
     /// Listings, tasks or activities by id, visible to the viewer, with the stage's columns.
-    func rows(_ stage: SyncStage, ids: [UUID]) -> PostgresQuery {
-        """
-        SELECT r.txid::text AS txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, NULL::text AS gone,
-               \(parent(stage))
-        FROM \(unsafeSQL: stage.table) r
-        WHERE r.id = ANY(\(ids)) AND \(visibility(stage))
-        """
+    /// In the order of `ids`, cut at `bytes` of JSON like a stage (the first always fits).
+    func rows(_ stage: SyncStage, ids: [UUID], bytes: Int) -> PostgresQuery {
+        Self.bounded("""
+            SELECT r.txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, NULL::text AS gone,
+                   \(parent(stage)), array_position(\(ids), r.id) AS ord
+            FROM \(unsafeSQL: stage.table) r
+            WHERE r.id = ANY(\(ids)) AND \(visibility(stage))
+            """, order: "i.ord", bytes: bytes, pageEmpty: true)
     }
 
     /// Users: every active user is visible to a signed-in user, deactivated ones to admins
@@ -127,7 +135,7 @@ struct SyncStageQuery {
     /// no longer see (or that no longer exists).
     private func removals(after: PostgresQuery, limit: Int) -> PostgresQuery {
         """
-        SELECT c.txid::text AS txid, c.id, c.entity_id::text AS entity, NULL::text AS json, c.entity_type AS gone,
+        SELECT c.txid, c.id, c.entity_id::text AS entity, NULL::text AS json, c.entity_type AS gone,
                \(parent(.removed))
         FROM sync_access_changes c
         WHERE c.user_id = \(viewer.userID) AND NOT c.granted AND \(inChain("c.txid")) AND \(after)

@@ -7,7 +7,10 @@ struct SyncStageRow {
     var id: UUID
     /// The id a removal names.
     var entity: String
+    /// Nil for removals, and for the row that crosses the byte budget (`fits` false).
     var json: String?
+    /// Within the page's byte budget (SyncStageQuery.bounded): false stops the page here.
+    var fits: Bool
     /// The removal's type, or nil for a row to send.
     var gone: String?
     var parent: SyncFeed.ParentRef?
@@ -22,6 +25,7 @@ struct SyncStageRow {
         id = try row.decode("id")
         entity = try row.decode("entity")
         json = try row.decode("json")
+        fits = try row.decode("fits")
         gone = try row.decode("gone")
         parent = try SyncFeed.parentRef(row)
         parentLate = try row.decode("parent_late")
