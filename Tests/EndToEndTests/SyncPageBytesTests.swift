@@ -71,4 +71,37 @@ import Testing
         #expect(json["has_more"] as? Bool == false)
         #expect((json["tasks"] as? [Any])?.count == 50)
     }
+
+    @Test func parentsTravellingWithTheirChildrenCountAgainstTheBudget() throws {
+        let server = try SyncTestServer(maxPageBytes: Self.budget)
+        let rita = try server.member("rita")
+        let listing = try server.listing(owner: rita)
+        var replica = SyncReplica()
+        try replica.syncToEnd(server, as: rita)
+        var tasks: [UUID] = []
+        for _ in 0..<6 {
+            let task = try Self.bigTask(server, by: rita, on: listing, bytes: 25_000)
+            try server.execute("""
+                INSERT INTO notes (content, created_by, parent_type, parent_id) VALUES (repeat('n', 20000), \(rita.id), 'task', \(task))
+                """)
+            tasks.append(task)
+        }
+        try server.execute("UPDATE listings SET address = 'changed' WHERE id = \(listing)")
+        let first = try replica.apply(try server.sync(rita, since: replica.since, limit: 1))
+        #expect(first["has_more"] as? Bool == true)
+        // Rewritten after the chain began: each 20 kB note must bring its 25 kB task along.
+        try server.execute("UPDATE tasks SET title = 'rewritten'")
+        var withParents = 0
+        while true {
+            let response = try server.sync(rita, since: replica.since, limit: SyncFeed.maxLimit)
+            let json = try replica.apply(response)
+            #expect(response.body.count <= Self.budget, "a \(response.body.count)-byte page")
+            if !((json["notes"] as? [Any]) ?? []).isEmpty && !((json["tasks"] as? [Any]) ?? []).isEmpty { withParents += 1 }
+            if json["has_more"] as? Bool != true { break }
+        }
+        #expect(withParents >= 5, "six 45 kB note-and-task pairs need at least five 64 KiB pages")
+        #expect(replica.orphans.isEmpty, "\(replica.orphans)")
+        try replica.syncToEnd(server, as: rita)
+        #expect(replica.state == (try server.expectedState(for: rita)))
+    }
 }
