@@ -20,8 +20,8 @@ public final class SyncService: Sendable {
     private let pruner: SyncHistoryPruner
     private let logger: Logger
 
-    public init(pool: PostgresPool, logger: Logger = Logger(label: "sync")) {
-        let feed = SyncFeed(pool: pool)
+    public init(pool: PostgresPool, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes, logger: Logger = Logger(label: "sync")) {
+        let feed = SyncFeed(pool: pool, maxPageBytes: maxPageBytes)
         self.feed = feed
         let waiters = SyncWaiters(audience: { try feed.audience(since: $0) })
         self.waiters = waiters

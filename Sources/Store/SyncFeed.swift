@@ -15,36 +15,52 @@ import Postgres
 ///
 /// Each page runs in one REPEATABLE READ transaction, so all its statements see one snapshot.
 /// A chain of pages (has_more = true … false) walks the stages in a fixed order, each by
-/// (txid, id), and selects rows written by transactions *not visible in `since`* (the
-/// cursor's snapshot). When the chain ends, `next_since` carries F, the snapshot of the
-/// chain's *first* page.
+/// (txid, id), and selects rows written by transactions *not visible in `since`* (S, the
+/// cursor's snapshot) but *visible in F*, the snapshot of the chain's first page. When the
+/// chain ends, `next_since` carries F.
 ///
-/// Claim: after a chain, the client holds the current version of every row (visible to it)
-/// whose current version was written by a transaction visible in F. Proof: such a version V
-/// had committed before the first page and is still current, so every page of the chain saw
-/// exactly V at one unchanging (stage, txid, id) key; the pages cover consecutive key ranges
-/// from start to end, so the page whose range holds the key returned V — unless the chain's
-/// filter skipped it because V was visible in `since`, in which case the previous chain
-/// delivered it (induction; a full snapshot has no filter). Every other version was written
-/// by a transaction not visible in F and is selected by the next chain. So nothing is missed.
+/// Claim: after a chain, the client holds (at least) the version current at F of every row
+/// visible to it at F. Proof: take such a row R with current-at-F version V. If V is still
+/// current, every page of the chain saw V at one unchanging (stage, txid, id) key, and the
+/// pages cover consecutive key ranges, so the page holding the key returned V if V is in the
+/// chain's range (S, F] or R is below a grant in (S, F] and R was visible then (if not, it
+/// stopped being visible after F: a revocation after F, which the next chain handles). If V
+/// is in neither, V was visible in S and R was visible at S (every way to become visible
+/// writes a grant naming the row or its parent — migrations 0006, 0008), so the previous
+/// chain delivered it (induction; a full snapshot has no lower bound). If V was replaced
+/// after F, the newer version is in the next chain's range. So nothing is missed.
 /// Rows that changed while the chain ran may come twice (once here, once in the next chain);
 /// SPEC 6 allows duplicates and clients upsert by id. Without concurrent writes there are none,
 /// so a long-poll is not woken by rows the client already has.
 ///
+/// Bounding by F also keeps parents first across the pages of a chain: a task created after
+/// F waits for the next chain together with its children. The remaining cases — a parent
+/// rewritten or granted after F — are covered by sending such parents with their children
+/// (SyncFeed+Parents).
+///
 /// Visibility changes that do not touch a row (a listing reassigned makes its tasks visible
 /// to the new staff) are recorded as grants/revocations with the writing txid in
-/// `sync_access_changes` (migrations/0006), so the same argument covers them.
+/// `sync_access_changes` (migrations/0006, 0008), so the same argument covers them.
 public struct SyncFeed: Sendable {
     public static let defaultLimit = 1000
     public static let maxLimit = 5000
+    /// SYNC_PAGE_MAX_BYTES: a response stops at about this many bytes of JSON, whatever
+    /// `limit` says; one row larger than this goes out alone.
+    public static let defaultMaxPageBytes = 2 * 1024 * 1024
+    public static let minimumMaxPageBytes = 16 * 1024
+    /// Reserved in every page for the envelope: keys, brackets and `next_since` (≤ 7000).
+    static let envelopeBytes = 8 * 1024
 
     public let pool: PostgresPool
+    public let maxPageBytes: Int
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes) {
         self.pool = pool
+        self.maxPageBytes = max(maxPageBytes, Self.minimumMaxPageBytes)
     }
 
-    /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total.
+    /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total
+    /// and at most `maxPageBytes` of JSON (but always at least one row).
     public func page(viewer: Viewer, cursor: SyncCursor, limit: Int) throws -> SyncPage {
         let limit = max(1, min(limit, Self.maxLimit))
         return try pool.withConnection { connection in
@@ -73,37 +89,59 @@ public struct SyncFeed: Sendable {
         let chainStart = cursor.position?.chainStart ?? current
         let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
 
-        let builder = SyncStageQuery(viewer: viewer, since: cursor.since, grants: SyncStageQuery.Grants())
+        let builder = SyncStageQuery(viewer: viewer, since: cursor.since, chainStart: chainStart, grants: .init())
         let grants = try self.grants(viewer: viewer, builder: builder, on: connection)
-        let query = SyncStageQuery(viewer: viewer, since: cursor.since, grants: grants)
+        let query = SyncStageQuery(viewer: viewer, since: cursor.since, chainStart: chainStart, grants: grants)
+        let late = try lateGrants(viewer: viewer, chainStart: chainStart, on: connection)
         var page = SyncPage(next: cursor)
         var remaining = limit
         var last: (stage: SyncStage, txid: UInt64, id: UUID)? = cursor.position.map { ($0.stage, $0.txid, $0.id) }
+        // Listings, tasks and activities this page holds (a child's parent need not be repeated).
+        var sent: Set<ParentRef> = []
         let firstStage = cursor.position?.stage ?? .users
         let stages = SyncStage.allCases.filter {
             $0 >= firstStage && ($0 != .removed || (cursor.since != nil && !viewer.isAdmin))
         }
+        // Row JSON may fill the budget less what the envelope needs (keys, next_since).
+        let budget = max(maxPageBytes - Self.envelopeBytes, 0)
+        var used = 0
         for stage in stages {
             let after = last.flatMap { $0.stage == stage ? (txid: $0.txid, id: $0.id) : nil }
             // One more than fits tells whether the chain continues.
-            let rows = try connection.query(query.query(stage, after: after, limit: remaining + 1))
-            for (index, row) in rows.enumerated() {
-                if index == remaining {
+            let rows = try connection.query(query.query(stage, after: after, limit: max(remaining, 0) + 1,
+                                                        bytes: budget - used, pageEmpty: page.isEmpty)).map(SyncStageRow.init)
+            let ancestors = try self.ancestors(of: rows.filter(\.fits), lateGrants: late, sent: sent, bytes: budget - used,
+                                               query: query, on: connection)
+            for row in rows {
+                // A row and the parents it needs share a page; the first row of a page always
+                // fits, so a chain moves on even at limit 1 or past a row larger than the budget.
+                let parents = row.fits ? parentsToSend(for: row, ancestors: ancestors, lateGrants: late, sent: sent) : nil
+                let parentBytes = (parents ?? []).reduce(0) { $0 + SyncStageQuery.bytes(json: ancestors[$1]?.json) }
+                let cost = SyncStageQuery.bytes(json: row.json) + parentBytes
+                // (`fits` is false only after a row that fits, so this never ends a page empty.)
+                if !row.fits || (!page.isEmpty && (parents == nil || 1 + (parents?.count ?? 0) > remaining || used + cost > budget)) {
                     page.hasMore = true
                     break
                 }
-                guard let txid = UInt64(try row.decode("txid", as: String.self)) else {
-                    throw PostgresError(kind: .protocolViolation, message: "unreadable txid")
+                for parent in parents ?? [] {
+                    if let ancestor = ancestors[parent], let parentStage = parent.stage {
+                        page.rows[parentStage, default: []].append(ancestor.json)
+                        sent.insert(parent)
+                    }
                 }
-                last = (stage, txid, try row.decode("id"))
-                if let type: String = try row.decode("gone") {
-                    page.removed.append(.init(type: type, id: try row.decode("entity")))
-                } else if let json: String = try row.decode("json") {
+                remaining -= 1 + (parents?.count ?? 0)
+                used += cost
+                last = (stage, row.txid, row.id)
+                if let type = row.gone {
+                    page.removed.append(.init(type: type, id: row.entity))
+                } else if let json = row.json {
                     page.rows[stage, default: []].append(json)
+                    if let kind = [SyncStage.listings: "listing", .tasks: "task", .activities: "activity"][stage] {
+                        sent.insert(ParentRef(kind: kind, id: row.entity))
+                    }
                 }
             }
             if page.hasMore { break }
-            remaining -= rows.count
         }
         if page.hasMore, let last {
             page.next = SyncCursor(since: cursor.since, horizon: chainHorizon,
@@ -156,7 +194,7 @@ public struct SyncFeed: Sendable {
         guard builder.since != nil, !viewer.isAdmin else { return grants }
         let rows = try connection.query("""
             SELECT DISTINCT entity_type, entity_id FROM sync_access_changes c
-            WHERE user_id = \(viewer.userID) AND granted AND \(builder.unseen("c.txid"))
+            WHERE user_id = \(viewer.userID) AND granted AND \(builder.inChain("c.txid"))
             """)
         for row in rows {
             let id: UUID = try row.decode("entity_id")

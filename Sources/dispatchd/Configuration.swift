@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Store
 
 /// Everything `dispatchd` reads from its environment, validated once at start-up.
 ///
@@ -17,6 +18,8 @@ struct Configuration: Sendable {
     var databasePoolSize: Int
     var databasePoolTimeout: Double
     var databaseStatementTimeout: Double
+    /// SYNC_PAGE_MAX_BYTES: a /v1/sync page stops at about this many bytes (one larger row goes alone).
+    var syncPageMaxBytes: Int
     var logLevel: Logger.Level
     var logFormat: LogFormat
     var dataDirectory: String
@@ -85,6 +88,8 @@ struct Configuration: Sendable {
             databasePoolSize: try reader.integer("DB_POOL_SIZE", default: 10, in: 1...1000),
             databasePoolTimeout: try reader.seconds("DB_POOL_TIMEOUT", default: 5),
             databaseStatementTimeout: try reader.seconds("DB_STATEMENT_TIMEOUT", default: 30),
+            syncPageMaxBytes: try reader.integer("SYNC_PAGE_MAX_BYTES", default: SyncFeed.defaultMaxPageBytes,
+                                                 in: SyncFeed.minimumMaxPageBytes...(1 << 30)),
             logLevel: logLevel,
             logFormat: logFormat,
             dataDirectory: dataDirectory,

@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import Logging
 import Postgres
+import Store
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,8 +59,9 @@ struct ServeCommand: ParsableCommand {
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
+        let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
         let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
-                                         pool: session.pool)
+                                         pool: session.pool, sync: sync)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),

@@ -12,6 +12,7 @@ import Testing
         (["DB_POOL_SIZE": "0"], "DB_POOL_SIZE must be an integer"),
         (["LOG_LEVEL": "loud"], "LOG_LEVEL must be one of"),
         (["LOG_FORMAT": "xml"], "LOG_FORMAT must be text or json"),
+        (["SYNC_PAGE_MAX_BYTES": "1000"], "SYNC_PAGE_MAX_BYTES must be an integer between 16384"),
         (["HTTP_IDLE_TIMEOUT": "-1"], "HTTP_IDLE_TIMEOUT must be a number of seconds"),
         (["JWT_SECRET": "too-short"], "JWT_SECRET must be at least 32 bytes"),
         (["DATABASE_URL": "postgres://localhost/dispatch"], "JWT_SECRET is required when DATABASE_URL is set"),

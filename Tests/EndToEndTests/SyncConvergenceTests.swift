@@ -21,8 +21,9 @@ import Testing
 
     /// Each client syncs to the end in a loop, with random page sizes up to `maximumLimit`,
     /// until `finished` is set; its last replica lands in the result when it leaves `group`.
-    static func startSyncingClients(_ clients: [SyncTestServer.Member], server: SyncTestServer, seed: UInt64,
-                                    maximumLimit: Int, until finished: Flag, group: DispatchGroup,
+    /// With `longPolls`, about one chain in four starts with a long-poll of 1–2 s.
+    static func startSyncingClients(_ clients: [SyncTestServer.Member], server: some SyncEndpoint, seed: UInt64,
+                                    maximumLimit: Int, longPolls: Bool = false, until finished: Flag, group: DispatchGroup,
                                     outcome: SyncRaceTests.Outcome) -> Replicas {
         let replicas = Replicas(count: clients.count)
         for (index, client) in clients.enumerated() {
@@ -32,7 +33,9 @@ import Testing
                 var replica = SyncReplica()
                 while !finished.isSet {
                     do {
-                        try replica.syncToEnd(server, as: client) { Int.random(in: 1...maximumLimit, using: &random) }
+                        let wait = longPolls && replica.since != nil && Int.random(in: 0..<4, using: &random) == 0
+                            ? Int.random(in: 1...2, using: &random) : nil
+                        try replica.syncToEnd(server, as: client, wait: wait) { Int.random(in: 1...maximumLimit, using: &random) }
                     } catch { outcome.fail(error); break }
                 }
                 replicas.set(index, replica)
@@ -81,6 +84,7 @@ import Testing
             let expected = try server.expectedState(for: client, admin: index == 3)
             let differences = SyncReplica.differences(replica.state, expected)
             #expect(differences.isEmpty, "client \(index), seed \(seed): \(differences)")
+            #expect(replica.orphans.isEmpty, "client \(index), seed \(seed): \(replica.orphans.prefix(5))")
             #expect(replica.pages > 1)
         }
     }

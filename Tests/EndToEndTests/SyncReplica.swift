@@ -12,6 +12,9 @@ struct SyncReplica {
     /// Every raw body received, for leak checks.
     var bodies: [String] = []
     var pages = 0
+    /// Rows whose parent (a work item's listing; a child's task, activity or listing) was not
+    /// in the replica when the row was applied: the feed broke "parents first" (SPEC 6).
+    var orphans: [String] = []
 
     static let tables = ["users", "listings", "tasks", "activities", "notes", "subtasks", "claim_events", "status_changes"]
 
@@ -24,7 +27,11 @@ struct SyncReplica {
         pages += 1
         for table in Self.tables {
             for row in json[table] as? [[String: Any]] ?? [] {
-                if let id = row["id"] as? String { rows[table, default: [:]][id] = row }
+                guard let id = row["id"] as? String else { continue }
+                if let (parentTable, parentID) = Self.parent(of: row, in: table), rows[parentTable]?[parentID] == nil {
+                    orphans.append("\(table) \(id) before its parent \(parentTable) \(parentID)")
+                }
+                rows[table, default: [:]][id] = row
             }
         }
         for removal in json["removed"] as? [[String: Any]] ?? [] {
@@ -42,11 +49,31 @@ struct SyncReplica {
         return json
     }
 
+    /// The table and id of `row`'s parent, if it has one.
+    static func parent(of row: [String: Any], in table: String) -> (String, String)? {
+        let tableOf = ["listing": "listings", "task": "tasks", "activity": "activities"]
+        switch table {
+        case "tasks", "activities":
+            return (row["listing_id"] as? String).map { ("listings", $0) }
+        case "notes", "subtasks":
+            guard let type = row["parent_type"] as? String, let id = row["parent_id"] as? String, let parent = tableOf[type] else { return nil }
+            return (parent, id)
+        case "claim_events", "status_changes":
+            guard let type = row["entity_type"] as? String, let id = row["entity_id"] as? String, let parent = tableOf[type] else { return nil }
+            return (parent, id)
+        default:
+            return nil
+        }
+    }
+
     /// Syncs until `has_more` is false; `limit` picks each page's size.
-    mutating func syncToEnd(_ server: SyncTestServer, as member: SyncTestServer.Member,
-                            limit: () -> Int? = { nil }) throws {
+    /// `wait` applies to the chain's first request only (a long-poll; mid-chain pages come at once).
+    mutating func syncToEnd(_ server: some SyncEndpoint, as member: SyncTestServer.Member,
+                            wait: Int? = nil, limit: () -> Int? = { nil }) throws {
+        var wait = wait
         while true {
-            let json = try apply(try server.sync(member, since: since, limit: limit()))
+            let json = try apply(try server.sync(member, since: since, limit: limit(), wait: wait))
+            wait = nil
             if json["has_more"] as? Bool != true { return }
         }
     }

@@ -31,13 +31,13 @@ final class SyncTestServer: Sendable {
     let instances: [Instance]
     private let extraPools: [PostgresPool]
 
-    init(instances count: Int = 1) throws {
+    init(instances count: Int = 1, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes) throws {
         let database = try TestDatabase.create(poolSize: 8)
         // Later instances get their own pools, as separate replicas would.
         let pools = [database.pool] + (1..<max(count, 1)).map { _ in database.makePool(size: 8) }
         self.database = database
         extraPools = Array(pools.dropFirst())
-        instances = try pools.map { try Self.makeInstance(pool: $0) }
+        instances = try pools.map { try Self.makeInstance(pool: $0, maxPageBytes: maxPageBytes) }
     }
 
     deinit {
@@ -50,12 +50,12 @@ final class SyncTestServer: Sendable {
         extraPools.forEach { $0.close() }
     }
 
-    private static func makeInstance(pool: PostgresPool) throws -> Instance {
+    private static func makeInstance(pool: PostgresPool, maxPageBytes: Int) throws -> Instance {
         let quiet = Logger(label: "sync-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         let auth = try AuthService(pool: pool, jwtSecret: secret, hasher: AuthTestServer.cheapHasher,
                                    throttleLimits: .init(failuresPerEmail: 1000, failuresPerAddress: 1000), logger: quiet)
         try auth.start()
-        let sync = SyncService(pool: pool, logger: quiet)
+        let sync = SyncService(pool: pool, maxPageBytes: maxPageBytes, logger: quiet)
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
             auth: auth, sync: sync)
@@ -131,6 +131,10 @@ final class SyncTestServer: Sendable {
 
     /// What `viewer` may see now, per response key, as id → version (SPEC 2 via Store.Visibility).
     func expectedState(for member: Member, admin: Bool = false) throws -> [String: [String: Int]] {
+        try Self.expectedState(in: pool, for: member, admin: admin)
+    }
+
+    static func expectedState(in pool: PostgresPool, for member: Member, admin: Bool) throws -> [String: [String: Int]] {
         let viewer = Viewer(userID: member.id, isAdmin: admin)
         var state: [String: [String: Int]] = [:]
         let queries: [(String, PostgresQuery)] = [

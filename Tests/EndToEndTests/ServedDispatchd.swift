@@ -1,0 +1,61 @@
+import Foundation
+
+/// A `dispatchd serve` child process on a free port; `stop()` sends SIGTERM and returns what
+/// it wrote to standard error; `kill()` sends SIGKILL.
+final class ServedDispatchd: @unchecked Sendable {
+    let process = Process()
+    let errorFile: URL
+    private(set) var port = 0
+
+    init(environment: [String: String]) throws {
+        errorFile = URL(fileURLWithPath: NSTemporaryDirectory() + "dispatchd-log-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
+            throw ServeFailure(banner: "cannot create \(errorFile.path)")
+        }
+        process.executableURL = try CommandLineTests.binary()
+        process.arguments = ["serve"]
+        var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        base["DATA_DIR"] = NSTemporaryDirectory() + "dispatchd-log-data-\(UUID().uuidString)"
+        process.environment = base.merging(environment) { _, new in new }
+        let output = Pipe()
+        process.standardOutput = output
+        // A file, not a pipe: nobody reads standard error until the end, and a full pipe
+        // would block the server.
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        var banner = ""
+        while !banner.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let portText = banner.split(separator: "\n").first?.split(separator: ":").last, let port = Int(portText) else {
+            process.terminate()
+            throw ServeFailure(banner: banner)
+        }
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+    }
+
+    /// `kill -9`: no shutdown, no goodbye to the database or to open connections.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: errorFile)
+    }
+
+    func stop() throws -> String {
+        process.terminate()
+        process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        return try String(contentsOf: errorFile, encoding: .utf8)
+    }
+
+    struct ServeFailure: Error, CustomStringConvertible {
+        let banner: String
+        var description: String { "dispatchd serve did not print its URL: \(banner)" }
+    }
+}
