@@ -55,14 +55,14 @@ public struct APIApplication: Sendable {
         return router
     }
 
-    /// Outermost first: log and count every request with its final status, render errors as
-    /// JSON, and map database errors before that rendering sees them; then authenticate /v1
-    /// requests.
+    /// Outermost first: log and count every request with its final status, gzip the final
+    /// response (errors included, as rendered), render errors as JSON, and map database
+    /// errors before that rendering sees them; then authenticate /v1 requests.
     public var middleware: [any Middleware] {
         let router = makeRouter()
         let base: [any Middleware] = [
             LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
-            ErrorMiddleware(), DatabaseErrorMiddleware(),
+            CompressionMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]
