@@ -1,14 +1,14 @@
 # syntax=docker/dockerfile:1
 # Two stages: build dispatchd with the official Swift image, run it on slim Debian.
 # The Swift standard library and Foundation are linked statically, so the runtime image needs
-# only glibc, libstdc++, libpq and OpenSSL.
+# only glibc, libstdc++, libpq, OpenSSL and zlib.
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libssl-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libssl-dev zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ too: the manifest declares the test targets and SwiftPM checks their folders exist.
@@ -21,7 +21,7 @@ RUN swift build -c release --product dispatchd --static-swift-stdlib \
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       libpq5 libssl3 libstdc++6 ca-certificates tzdata curl \
+       libpq5 libssl3 zlib1g libstdc++6 ca-certificates tzdata curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin dispatch
 WORKDIR /app

@@ -14,8 +14,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
-        // System libraries (apt: libpq-dev, libssl-dev).
+        // System libraries (apt: libpq-dev, libssl-dev, zlib1g-dev).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // gzip for responses (Accept-Encoding).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // epoll, eventfd, accept4, pipe2: Linux calls the Glibc module does not export.
         .systemLibrary(name: "CLinuxSys"),
@@ -23,7 +25,7 @@ let package = Package(
         // Pure HTTP/1.1: parser, response encoder, types. No sockets.
         .target(name: "HTTP1"),
         // Sockets, epoll event loop, connections, worker pool, router, middleware.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", logging]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", "CZlib", logging]),
         // libpq wrapper: connection, query, rows, errors, pool, LISTEN/NOTIFY, migrator.
         .target(name: "Postgres", dependencies: ["CLibPQ", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.

@@ -15,18 +15,21 @@ public struct APIApplication: Sendable {
     public let pool: PostgresPool?
     /// The sync feed and its long-poll waiters; present with authentication.
     public let sync: SyncService?
+    /// The byte budget of list pages (`LIST_PAGE_MAX_BYTES`).
+    public let listPaging: ListPaging
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
     public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
-                sync: SyncService? = nil) {
+                sync: SyncService? = nil, listPaging: ListPaging = ListPaging()) {
         self.readiness = readiness
         self.auth = auth
         self.metrics = RequestMetrics()
         self.pool = pool ?? auth?.pool
         self.sync = sync ?? auth.map { SyncService(pool: $0.pool) }
+        self.listPaging = listPaging
     }
 
     public func makeRouter() -> Router {
@@ -38,12 +41,12 @@ public struct APIApplication: Sendable {
             UserRoutes.register(on: &router, auth: auth)
             APIKeyRoutes.register(on: &router, auth: auth)
             AvatarRoutes.register(on: &router, auth: auth)
-            ListingRoutes.register(on: &router, auth: auth)
-            WorkItemRoutes.register(on: &router, auth: auth)
+            ListingRoutes.register(on: &router, auth: auth, paging: listPaging)
+            WorkItemRoutes.register(on: &router, auth: auth, paging: listPaging)
             ClaimRoutes.register(on: &router, auth: auth)
-            HistoryRoutes.register(on: &router, auth: auth)
-            NoteRoutes.register(on: &router, auth: auth)
-            SubtaskRoutes.register(on: &router, auth: auth)
+            HistoryRoutes.register(on: &router, auth: auth, paging: listPaging)
+            NoteRoutes.register(on: &router, auth: auth, paging: listPaging)
+            SubtaskRoutes.register(on: &router, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &router, auth: auth, sync: sync) }
             // Push replays mutations through every route registered above, so it comes last.
             let resources = router
@@ -52,14 +55,14 @@ public struct APIApplication: Sendable {
         return router
     }
 
-    /// Outermost first: log and count every request with its final status, render errors as
-    /// JSON, and map database errors before that rendering sees them; then authenticate /v1
-    /// requests.
+    /// Outermost first: log and count every request with its final status, gzip the final
+    /// response (errors included, as rendered), render errors as JSON, and map database
+    /// errors before that rendering sees them; then authenticate /v1 requests.
     public var middleware: [any Middleware] {
         let router = makeRouter()
         let base: [any Middleware] = [
             LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
-            ErrorMiddleware(), DatabaseErrorMiddleware(),
+            CompressionMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]

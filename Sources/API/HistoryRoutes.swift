@@ -8,15 +8,15 @@ import Store
 /// `GET /v1/{listings|tasks|activities}/{id}/status-changes`, oldest first, paged like lists.
 /// An entity the caller cannot see answers 404, like the entity itself.
 enum HistoryRoutes {
-    static func register(on router: inout Router, auth: AuthService) {
+    static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         let store = HistoryStore(pool: auth.pool)
         for kind in WorkItemKind.allCases {
             router.get("/v1/\(kind.table)/{id}/claim-events") { _, context in
                 let viewer = try auth.viewer(context)
                 let id = try ResourceHTTP.uuid(context)
-                let (limit, after) = try paging(context)
+                let (limit, after) = try pageRequest(context)
                 let page = try ResourceErrorMapping.mapping(kind: kind.rawValue) {
-                    try store.claimEvents(viewer, kind: kind, id: id, limit: limit, after: after)
+                    try store.claimEvents(viewer, kind: kind, id: id, limit: limit, maxBytes: paging.rowBytes, after: after)
                 }
                 return .response(ResourceListQuery.response(page))
             }
@@ -26,18 +26,18 @@ enum HistoryRoutes {
             router.get("/v1/\(table)/{id}/status-changes") { _, context in
                 let viewer = try auth.viewer(context)
                 let id = try ResourceHTTP.uuid(context)
-                let (limit, after) = try paging(context)
+                let (limit, after) = try pageRequest(context)
                 let page = try ResourceErrorMapping.mapping(kind: entity.rawValue) {
-                    try store.statusChanges(viewer, entity: entity, id: id, limit: limit, after: after)
+                    try store.statusChanges(viewer, entity: entity, id: id, limit: limit, maxBytes: paging.rowBytes, after: after)
                 }
                 return .response(ResourceListQuery.response(page))
             }
         }
     }
 
-    static func paging(_ context: RequestContext) throws -> (Int, KeysetPosition?) {
+    static func pageRequest(_ context: RequestContext) throws -> (Int, KeysetPosition?) {
         let limit = try ResourceHTTP.limit(context)
-        let after = try KeysetCursor.from(context).map { KeysetPosition(updatedAtMicros: $0.updatedAtMicros, id: $0.id) }
+        let after = try KeysetCursor.position(context)
         return (limit, after)
     }
 }

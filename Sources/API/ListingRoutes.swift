@@ -7,14 +7,15 @@ import Store
 /// `/v1/listings` (SPEC 5): list, create, get, patch, put, delete, status history. HTTP only;
 /// the rules live in `ListingStore` (SQL visibility) and `Domain`.
 enum ListingRoutes {
-    static func register(on router: inout Router, auth: AuthService) {
+    static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         let store = ListingStore(pool: auth.pool)
         let statuses = ListingStatus.allCases.map(\.rawValue)
 
         router.get("/v1/listings") { _, context in
             let viewer = try auth.viewer(context)
-            let filter = try ResourceListQuery.filter(context, statuses: statuses, workItem: false, caller: viewer.userID)
-            return .response(ResourceListQuery.response(try store.list(viewer, filter)))
+            let filter = try ResourceListQuery.filter(context, statuses: statuses, workItem: false, caller: viewer.userID,
+                                                      paging: paging)
+            return .response(ResourceListQuery.response(try store.list(viewer, filter), order: filter.order))
         }
         router.post("/v1/listings") { request, context in
             let viewer = try auth.viewer(context)

@@ -9,7 +9,7 @@ import Store
 enum NoteRoutes {
     static let forbidden = "Only the note's author (or an admin) may change it."
 
-    static func register(on router: inout Router, auth: AuthService) {
+    static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         let notes = NoteStore(pool: auth.pool)
         for parent in ParentType.allCases {
             router.get("/v1/\(parent.table)/{id}/notes") { _, context in
@@ -17,7 +17,8 @@ enum NoteRoutes {
                 let list = try ChildHTTP.listRequest(context)
                 let page = try run {
                     try notes.list(parentType: parent, parentID: list.parentID, viewer: viewer,
-                                   includeDeleted: list.includeDeleted, limit: list.limit, after: list.cursor)
+                                   includeDeleted: list.includeDeleted, limit: list.limit, maxBytes: paging.rowBytes,
+                                   after: list.cursor)
                 }
                 return .response(ChildHTTP.page(page))
             }

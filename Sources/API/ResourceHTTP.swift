@@ -107,34 +107,3 @@ enum IfMatch {
                   hint: "GET the row again, reapply your change, and send its new ETag.")
     }
 }
-
-/// The opaque `cursor` of list routes: the last row's keyset position (`updated_at`, `id`),
-/// as base64url JSON. Lists order by (updated_at, id), which the `*_updated_at_id_idx`
-/// indexes serve and which stays stable while rows are inserted before the cursor.
-///
-/// `updated_at` travels as integer microseconds since the epoch (PostgreSQL's precision), so
-/// no row is skipped or repeated through rounding. In SQL:
-/// select `(extract(epoch FROM t.updated_at) * 1000000)::int8`, and compare with
-/// `(t.updated_at, t.id) > (timestamptz 'epoch' + \(micros) * interval '1 microsecond', \(id))`.
-struct KeysetCursor: Codable, Equatable {
-    var updatedAtMicros: Int64
-    var id: UUID
-
-    enum CodingKeys: String, CodingKey {
-        case updatedAtMicros = "u", id = "i"
-    }
-
-    func encoded() -> String {
-        OpaqueToken.encode(self)
-    }
-
-    /// The cursor of the request, nil without one; malformed → 400 `invalid_cursor`.
-    static func from(_ context: RequestContext) throws -> KeysetCursor? {
-        guard let text = context.query["cursor"] else { return nil }
-        guard text.count <= 512, let cursor = OpaqueToken.decode(KeysetCursor.self, from: text)
-        else {
-            throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
-        }
-        return cursor
-    }
-}

@@ -6,11 +6,15 @@ import Store
 
 /// The query parameters of `GET /v1/{listings|tasks|activities}` (SPEC 5) → `ListFilter`.
 enum ResourceListQuery {
-    /// `statuses` are the resource's status strings; `workItem` enables `claimed_by`/`listing_id`.
-    static func filter(_ context: RequestContext, statuses: [String], workItem: Bool, caller: UUID) throws -> ListFilter {
+    /// `statuses` are the resource's status strings; `workItem` enables `claimed_by`/`listing_id`
+    /// and the `due_date`/`priority` orders.
+    static func filter(_ context: RequestContext, statuses: [String], workItem: Bool, caller: UUID,
+                       paging: ListPaging) throws -> ListFilter {
         var filter = ListFilter()
         filter.limit = try ResourceHTTP.limit(context)
-        filter.after = try KeysetCursor.from(context).map { KeysetPosition(updatedAtMicros: $0.updatedAtMicros, id: $0.id) }
+        filter.maxBytes = paging.rowBytes
+        filter.order = try order(context, workItem: workItem)
+        filter.after = try KeysetCursor.position(context, order: filter.order)
         filter.updatedSince = try ResourceHTTP.timestamp(context, "updated_since")
         filter.includeDeleted = try ResourceHTTP.flag(context, "include_deleted")
         if let text = context.query["status"] {
@@ -38,9 +42,21 @@ enum ResourceListQuery {
         return filter
     }
 
-    /// The page as `{"items", "next_cursor"}`.
-    static func response(_ page: ResourcePage) -> HTTPResponse {
-        let cursor = page.next.map { KeysetCursor(updatedAtMicros: $0.updatedAtMicros, id: $0.id).encoded() }
+    /// `order=<field>[.asc|.desc]` (default `updated_at.asc`); listings have no `due_date` or
+    /// `priority`. Anything else → 400 `invalid_parameter`.
+    static func order(_ context: RequestContext, workItem: Bool) throws -> ListOrder {
+        guard let text = context.query["order"] else { return .updatedAscending }
+        let fields: [ListOrder.Field] = workItem ? ListOrder.Field.allCases : [.updatedAt, .createdAt]
+        guard let order = ListOrder(text: text), fields.contains(order.field) else {
+            let names = fields.map(\.rawValue).joined(separator: ", ")
+            throw ResourceHTTP.invalidParameter("order", "Must be one of \(names), optionally followed by .asc or .desc (like updated_at.desc).")
+        }
+        return order
+    }
+
+    /// The page as `{"items", "next_cursor"}`; the cursor remembers `order`.
+    static func response(_ page: ResourcePage, order: ListOrder = .updatedAscending) -> HTTPResponse {
+        let cursor = page.next.map { KeysetCursor(order: order, position: $0).encoded() }
         return ResourceHTTP.page(page.rows, nextCursor: cursor)
     }
 }

@@ -9,7 +9,7 @@ import Store
 enum SubtaskRoutes {
     static let forbidden = "Only someone who may update the parent may change its subtasks."
 
-    static func register(on router: inout Router, auth: AuthService) {
+    static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         let subtasks = SubtaskStore(pool: auth.pool)
         for parent in ParentType.allCases where parent.canHaveSubtasks {
             router.get("/v1/\(parent.table)/{id}/subtasks") { _, context in
@@ -17,7 +17,8 @@ enum SubtaskRoutes {
                 let list = try ChildHTTP.listRequest(context)
                 let page = try run {
                     try subtasks.list(parentType: parent, parentID: list.parentID, viewer: viewer,
-                                   includeDeleted: list.includeDeleted, limit: list.limit, after: list.cursor)
+                                   includeDeleted: list.includeDeleted, limit: list.limit, maxBytes: paging.rowBytes,
+                                   after: list.cursor)
                 }
                 return .response(ChildHTTP.page(page))
             }

@@ -7,21 +7,22 @@ import Store
 /// `/v1/tasks` and `/v1/activities` (SPEC 5): list, create, get, patch, put, delete. HTTP only;
 /// the rules live in `WorkItemStore` (SQL visibility) and `Domain`. Claims: `ClaimRoutes`.
 enum WorkItemRoutes {
-    static func register(on router: inout Router, auth: AuthService) {
+    static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         for kind in WorkItemKind.allCases {
-            register(kind, on: &router, auth: auth)
+            register(kind, on: &router, auth: auth, paging: paging)
         }
     }
 
-    static func register(_ kind: WorkItemKind, on router: inout Router, auth: AuthService) {
+    static func register(_ kind: WorkItemKind, on router: inout Router, auth: AuthService, paging: ListPaging) {
         let store = WorkItemStore(pool: auth.pool, kind: kind)
         let statuses = WorkItemStatus.allCases.map(\.rawValue)
         let base = "/v1/\(kind.table)"
 
         router.get(base) { _, context in
             let viewer = try auth.viewer(context)
-            let filter = try ResourceListQuery.filter(context, statuses: statuses, workItem: true, caller: viewer.userID)
-            return .response(ResourceListQuery.response(try store.list(viewer, filter)))
+            let filter = try ResourceListQuery.filter(context, statuses: statuses, workItem: true, caller: viewer.userID,
+                                                      paging: paging)
+            return .response(ResourceListQuery.response(try store.list(viewer, filter), order: filter.order))
         }
         router.post(base) { request, context in
             let viewer = try auth.viewer(context)

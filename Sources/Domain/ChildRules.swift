@@ -23,7 +23,7 @@ public enum ChildRules {
         if content.allSatisfy(\.isWhitespace) {
             return FieldError(field: field, code: "blank", message: "Must not be empty.")
         }
-        if content.count > noteContentMaximumLength {
+        if content.unicodeScalars.count > noteContentMaximumLength {
             return FieldError(field: field, code: "too_long",
                               message: "Must be at most \(noteContentMaximumLength) characters long.")
         }
@@ -37,7 +37,7 @@ public enum ChildRules {
             errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
             return nil
         }
-        if trimmed.count > subtaskTitleMaximumLength {
+        if trimmed.unicodeScalars.count > subtaskTitleMaximumLength {
             errors.append(FieldError(field: field, code: "too_long",
                                      message: "Must be at most \(subtaskTitleMaximumLength) characters long."))
             return nil

@@ -8,11 +8,17 @@ public enum FieldRules {
     public static let descriptionMaximum = 10_000
     public static let slackMessagesMaximum = 100
     public static let slackMessageMaximum = 40_000
+    /// All Slack messages of one row together. With the limits above this keeps every row the
+    /// API accepts well under the 1 MiB list page budget (`LIST_PAGE_MAX_BYTES`), even when
+    /// every character needs a 6-byte JSON escape.
+    public static let slackMessagesTotalMaximum = 100_000
     /// numeric(12,2): ten integer digits.
     public static let priceMaximum = Decimal(string: "9999999999.99") ?? 0
 
     /// Text of at most `maximum` characters; `allowBlank: false` refuses empty/whitespace-only.
-    /// Stored as given except that required texts are trimmed.
+    /// Stored as given except that required texts are trimmed. Lengths count Unicode code
+    /// points, as JSON Schema's `maxLength` in openapi.yaml does: counting grapheme clusters
+    /// would let one "character" carry any number of combining marks past the limit.
     public static func text(_ value: String, field: String, maximum: Int, allowBlank: Bool,
                             errors: inout [FieldError]) -> String? {
         let checked = allowBlank ? value : value.trimmingWhitespace()
@@ -20,7 +26,7 @@ public enum FieldRules {
             errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
             return nil
         }
-        if checked.count > maximum {
+        if checked.unicodeScalars.count > maximum {
             errors.append(FieldError(field: field, code: "too_long", message: "Must be at most \(maximum) characters long."))
             return nil
         }
@@ -77,12 +83,15 @@ public enum FieldRules {
         return Int(value)
     }
 
-    /// Slack message texts: at most 100, each at most 40000 characters.
+    /// Slack message texts: at most 100, each at most 40,000 characters, 100,000 in all.
     public static func slackMessages(_ messages: [String], field: String = "source_slack_messages",
                                      errors: inout [FieldError]) -> [String]? {
-        guard messages.count <= slackMessagesMaximum, messages.allSatisfy({ $0.count <= slackMessageMaximum }) else {
+        let lengths = messages.map(\.unicodeScalars.count)
+        guard messages.count <= slackMessagesMaximum, lengths.allSatisfy({ $0 <= slackMessageMaximum }),
+              lengths.reduce(0, +) <= slackMessagesTotalMaximum else {
             errors.append(FieldError(field: field, code: "too_long",
-                                     message: "At most \(slackMessagesMaximum) messages of at most \(slackMessageMaximum) characters."))
+                                     message: "At most \(slackMessagesMaximum) messages of at most \(slackMessageMaximum) characters, "
+                                         + "\(slackMessagesTotalMaximum) characters in all."))
             return nil
         }
         return messages

@@ -73,13 +73,13 @@ enum ChildSQL {
         ChildRow(json: try row.decode("json"), version: try row.decode("version"))
     }
 
-    /// Cuts one extra fetched row off and turns the last kept row's keyset into the next cursor.
-    static func page(_ rows: PostgresRows, limit: Int) throws -> ChildPage {
-        let kept = rows.prefix(limit)
+    /// The rows `ByteBudgetPage` kept, and the last one's keyset as the next cursor when more follow.
+    static func page(_ rows: PostgresRows) throws -> ChildPage {
+        let page = try ByteBudgetPage.decode(rows)
         var next: ChildPage.Position?
-        if rows.count > limit, let last = kept.last {
-            next = ChildPage.Position(key: try last.decode("sort_key"), id: try last.decode("id"))
+        if let last = page.next {
+            next = ChildPage.Position(key: last.key ?? 0, id: last.id)
         }
-        return ChildPage(rows: try kept.map(row), next: next)
+        return ChildPage(rows: page.rows.map { ChildRow(json: $0.json, version: $0.version) }, next: next)
     }
 }

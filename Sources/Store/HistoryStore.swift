@@ -28,18 +28,20 @@ public struct HistoryStore: Sendable {
         self.pool = pool
     }
 
-    public func claimEvents(_ viewer: Viewer, kind: WorkItemKind, id: UUID, limit: Int, after: KeysetPosition?) throws -> ResourcePage {
+    public func claimEvents(_ viewer: Viewer, kind: WorkItemKind, id: UUID, limit: Int, maxBytes: Int,
+                            after: KeysetPosition?) throws -> ResourcePage {
         let entity: Entity = kind == .task ? .task : .activity
-        return try page(viewer, entity: entity, id: id, table: "claim_events", limit: limit, after: after)
+        return try page(viewer, entity: entity, id: id, table: "claim_events", limit: limit, maxBytes: maxBytes, after: after)
     }
 
-    public func statusChanges(_ viewer: Viewer, entity: Entity, id: UUID, limit: Int, after: KeysetPosition?) throws -> ResourcePage {
-        try page(viewer, entity: entity, id: id, table: "status_changes", limit: limit, after: after)
+    public func statusChanges(_ viewer: Viewer, entity: Entity, id: UUID, limit: Int, maxBytes: Int,
+                              after: KeysetPosition?) throws -> ResourcePage {
+        try page(viewer, entity: entity, id: id, table: "status_changes", limit: limit, maxBytes: maxBytes, after: after)
     }
 
     /// History rows are never updated, so `updated_at` is their creation time and the shared
     /// keyset order (`updated_at`, `id`) is chronological.
-    private func page(_ viewer: Viewer, entity: Entity, id: UUID, table: String, limit: Int,
+    private func page(_ viewer: Viewer, entity: Entity, id: UUID, table: String, limit: Int, maxBytes: Int,
                       after: KeysetPosition?) throws -> ResourcePage {
         try pool.withConnection { connection in
             let visible = try connection.query("""
@@ -49,6 +51,7 @@ public struct HistoryStore: Sendable {
             var filter = ListFilter()
             filter.includeDeleted = true
             filter.limit = limit
+            filter.maxBytes = maxBytes
             filter.after = after
             return try ResourceSQL.page(connection, table: table, alias: "h", visibility: "TRUE", filter: filter,
                                         conditions: ["h.entity_type = \(entity.rawValue) AND h.entity_id = \(id)"])

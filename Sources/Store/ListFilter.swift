@@ -19,7 +19,14 @@ public struct ListFilter: Sendable, Equatable {
     /// Work items only.
     public var listingID: UUID?
     public var limit = 50
+    /// Rows stop once their JSON passes this many bytes (the first row always goes out).
+    public var maxBytes = ListFilter.defaultMaxBytes
+    public var order = ListOrder.updatedAscending
+    /// Rows after this position in `order`.
     public var after: KeysetPosition?
+
+    /// 1 MiB: every row the API accepts fits in it (see `FieldRules`).
+    public static let defaultMaxBytes = 1 << 20
 
     public init() {}
 }

@@ -30,12 +30,14 @@ public struct NoteStore: Sendable {
 
     /// A parent's notes, oldest first (created_at, id). `.notFound` when the parent is not visible.
     public func list(parentType: ParentType, parentID: UUID, viewer: Viewer, includeDeleted: Bool,
-                     limit: Int, after: ChildPage.Position?) throws -> ChildPage {
+                     limit: Int, maxBytes: Int = ListFilter.defaultMaxBytes,
+                     after: ChildPage.Position?) throws -> ChildPage {
         try pool.withConnection { connection in
             guard try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
                 throw StoreError.notFound
             }
-            let rows = try connection.query("""
+            let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
+            let rows = try connection.query(budget.query("""
                 SELECT dispatch_json(n)::text AS json, n.version, n.id,
                        (extract(epoch FROM n.created_at) * 1000000)::int8 AS sort_key
                 FROM notes n
@@ -46,8 +48,8 @@ public struct NoteStore: Sendable {
                   AND \(ChildSQL.visible("n", viewer))
                 ORDER BY n.created_at, n.id
                 LIMIT \(limit + 1)
-                """)
-            return try ChildSQL.page(rows, limit: limit)
+                """))
+            return try ChildSQL.page(rows)
         }
     }
 

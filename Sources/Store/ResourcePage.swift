@@ -1,13 +1,13 @@
 import Foundation
 
-/// A keyset position in a list ordered by (`updated_at`, `id`): `updated_at` in integer
-/// microseconds since the epoch (PostgreSQL's precision, so nothing is skipped by rounding).
+/// A keyset position in an ordered list: the last row's sort key (see `ListOrder`: a
+/// timestamp in integer microseconds, or a rank; nil only for a missing due date) and its id.
 public struct KeysetPosition: Sendable, Equatable {
-    public var updatedAtMicros: Int64
+    public var key: Int64?
     public var id: UUID
 
-    public init(updatedAtMicros: Int64, id: UUID) {
-        self.updatedAtMicros = updatedAtMicros
+    public init(key: Int64?, id: UUID) {
+        self.key = key
         self.id = id
     }
 }

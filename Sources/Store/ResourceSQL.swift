@@ -4,12 +4,14 @@ import Postgres
 
 /// SQL shared by the listing and work-item stores: pages, reference checks, history rows.
 enum ResourceSQL {
-    /// One page of `table` (alias `alias`) under `visibility` and `filter`, ordered by
-    /// (`updated_at`, `id`) — the `*_updated_at_id_idx` order. Fetches one row more than the
-    /// limit to know whether another page exists.
+    /// One page of `table` (alias `alias`) under `visibility` and `filter`, in `filter.order`
+    /// (default (`updated_at`, `id`), the `*_updated_at_id_idx` order), cut at
+    /// `filter.maxBytes` of row JSON by `ByteBudgetPage`. Fetches one row more than the limit
+    /// to know whether another page exists.
     static func page(_ connection: PostgresConnection, table: String, alias: String, visibility: PostgresQuery,
                      filter: ListFilter, conditions extra: [PostgresQuery] = []) throws -> ResourcePage {
         let a = alias
+        let order = filter.order
         var conditions: [PostgresQuery] = [visibility] + extra
         if !filter.statuses.isEmpty {
             conditions.append("\(unsafeSQL: a).status = ANY(\(filter.statuses))")
@@ -21,27 +23,19 @@ enum ResourceSQL {
             conditions.append("\(unsafeSQL: a).updated_at > \(since)")
         }
         if let after = filter.after {
-            conditions.append("""
-                (\(unsafeSQL: a).updated_at, \(unsafeSQL: a).id)
-                  > (timestamptz 'epoch' + \(after.updatedAtMicros) * interval '1 microsecond', \(after.id))
-                """)
+            conditions.append(order.after(a, after))
         }
-        let rows = try connection.query("""
-            SELECT dispatch_json(\(unsafeSQL: a))::text AS json, \(unsafeSQL: a).id,
-                   (extract(epoch FROM \(unsafeSQL: a).updated_at) * 1000000)::int8 AS micros
+        let budget = ByteBudgetPage(limit: filter.limit, maxBytes: filter.maxBytes, descending: order.descending)
+        let rows = try connection.query(budget.query("""
+            SELECT dispatch_json(\(unsafeSQL: a))::text AS json, \(unsafeSQL: a).id, \(unsafeSQL: a).version,
+                   \(unsafeSQL: order.key(a)) AS sort_key
             FROM \(unsafeSQL: table) \(unsafeSQL: a)
             WHERE \(PostgresQuery.joined(conditions, separator: " AND "))
-            ORDER BY \(unsafeSQL: a).updated_at, \(unsafeSQL: a).id
+            ORDER BY \(unsafeSQL: order.orderBy(a))
             LIMIT \(filter.limit + 1)
-            """)
-        var json: [String] = []
-        json.reserveCapacity(min(rows.count, filter.limit))
-        var last: KeysetPosition?
-        for row in rows.prefix(filter.limit) {
-            json.append(try row.decode("json"))
-            last = KeysetPosition(updatedAtMicros: try row.decode("micros"), id: try row.decode("id"))
-        }
-        return ResourcePage(rows: json, next: rows.count > filter.limit ? last : nil)
+            """))
+        let page = try ByteBudgetPage.decode(rows)
+        return ResourcePage(rows: page.rows.map(\.json), next: page.next)
     }
 
     /// The ones among `ids` that are active users (only they can be referenced).

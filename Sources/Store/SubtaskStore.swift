@@ -48,13 +48,15 @@ public struct SubtaskStore: Sendable {
 
     /// A parent's subtasks in display order. `.notFound` when the parent is not visible.
     public func list(parentType: ParentType, parentID: UUID, viewer: Viewer, includeDeleted: Bool,
-                     limit: Int, after: ChildPage.Position?) throws -> ChildPage {
+                     limit: Int, maxBytes: Int = ListFilter.defaultMaxBytes,
+                     after: ChildPage.Position?) throws -> ChildPage {
         try pool.withConnection { connection in
             guard parentType.canHaveSubtasks,
                   try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
                 throw StoreError.notFound
             }
-            let rows = try connection.query("""
+            let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
+            let rows = try connection.query(budget.query("""
                 SELECT dispatch_json(s)::text AS json, s.version, s.id, s.position::int8 AS sort_key
                 FROM subtasks s
                 WHERE s.parent_type = \(parentType.rawValue) AND s.parent_id = \(parentID)
@@ -63,8 +65,8 @@ public struct SubtaskStore: Sendable {
                   AND \(ChildSQL.visible("s", viewer))
                 ORDER BY s.position, s.id
                 LIMIT \(limit + 1)
-                """)
-            return try ChildSQL.page(rows, limit: limit)
+                """))
+            return try ChildSQL.page(rows)
         }
     }
 

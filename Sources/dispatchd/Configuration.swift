@@ -25,6 +25,8 @@ struct Configuration: Sendable {
     var dataDirectory: String
     var migrationsDirectory: String
     var http: HTTPLimits
+    /// Byte budget of one /v1 list page (LIST_PAGE_MAX_BYTES; default 1 MiB).
+    var listPageMaxBytes: Int
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -108,7 +110,9 @@ struct Configuration: Sendable {
                 workers: try reader.optionalInteger("HTTP_WORKERS", in: 1...4096),
                 corsAllowedOrigins: (reader.string("CORS_ALLOWED_ORIGINS") ?? "")
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            )
+            ),
+            // At least 4 KiB: below that the envelope alone would not fit.
+            listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30))
         )
     }
 }

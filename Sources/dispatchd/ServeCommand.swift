@@ -61,7 +61,8 @@ struct ServeCommand: ParsableCommand {
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
         let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
-                                         pool: session.pool, sync: sync)
+                                         pool: session.pool, sync: sync,
+                                         listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes))
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),

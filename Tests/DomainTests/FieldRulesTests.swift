@@ -71,6 +71,29 @@ import Testing
         #expect(errors.count == 1)
     }
 
+    @Test func slackMessagesAreBoundedInTotal() {
+        var errors: [FieldError] = []
+        let message = String(repeating: "m", count: FieldRules.slackMessageMaximum)
+        // Three full messages (120,000 characters) pass each per-message limit but not the total.
+        #expect(FieldRules.slackMessages(Array(repeating: message, count: 2), errors: &errors) != nil)
+        #expect(FieldRules.slackMessages(Array(repeating: message, count: 3), errors: &errors) == nil)
+        #expect(errors.map(\.field) == ["source_slack_messages"])
+        #expect(errors.map(\.code) == ["too_long"])
+    }
+
+    /// One grapheme cluster may hold any number of combining marks; the limit counts code
+    /// points (JSON Schema's `maxLength`), so such text cannot slip past it.
+    @Test func textLengthCountsCodePointsNotGraphemes() {
+        var errors: [FieldError] = []
+        let stacked = "e" + String(repeating: "\u{301}", count: FieldRules.titleMaximum)
+        #expect(stacked.count == 1)
+        #expect(FieldRules.text(stacked, field: "title", maximum: FieldRules.titleMaximum, allowBlank: false, errors: &errors) == nil)
+        #expect(errors.map(\.code) == ["too_long"])
+        #expect(FieldRules.slackMessages([stacked + String(repeating: "\u{301}", count: FieldRules.slackMessageMaximum)],
+                                         errors: &errors) == nil)
+        #expect(ChildRules.checkNoteContent("e" + String(repeating: "\u{301}", count: ChildRules.noteContentMaximumLength)) != nil)
+    }
+
     @Test func workItemInputRefusesClaimChangesAndDeletedStatus() {
         let holder = UUID()
         var input = WorkItemInput()

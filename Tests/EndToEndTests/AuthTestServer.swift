@@ -22,7 +22,8 @@ final class AuthTestServer {
     let server: HTTPServer
     let admin: User
 
-    init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900)) throws {
+    init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
+         listPaging: ListPaging = ListPaging(), workerCount: Int = 4) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits,
@@ -32,12 +33,12 @@ final class AuthTestServer {
                                       passwordHash: try Self.cheapHasher.hash(Self.password))
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
-            auth: auth
+            auth: auth, listPaging: listPaging
         )
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,
                                                    limits: HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes),
-                                                   workerCount: 4),
+                                                   workerCount: workerCount),
             responder: application.makeRouter(), middleware: application.middleware,
             logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         )

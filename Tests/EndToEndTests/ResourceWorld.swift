@@ -1,3 +1,4 @@
+import API
 import Credentials
 import Domain
 import Foundation
@@ -25,8 +26,8 @@ final class ResourceWorld {
     private(set) var ids: [Role: String] = [:]
     private(set) var tokens: [Role: String] = [:]
 
-    init(extraRoles: [Role] = Role.allCases) throws {
-        app = try AuthTestServer()
+    init(extraRoles: [Role] = Role.allCases, listPaging: ListPaging = ListPaging(), workerCount: Int = 4) throws {
+        app = try AuthTestServer(listPaging: listPaging, workerCount: workerCount)
         ids[.admin] = app.admin.id.uuidString.lowercased()
         tokens[.admin] = try app.login().access
         for role in extraRoles where role != .admin {
