@@ -138,3 +138,8 @@ struct KeysetCursor: Codable, Equatable {
         return cursor
     }
 }
+
+extension KeysetCursor: RangeChecked {
+    /// `timestamptz 'epoch' + micros * interval '1 microsecond'` overflows far outside this.
+    var isWithinRange: Bool { Timestamp.microsecondRange.contains(updatedAtMicros) }
+}
