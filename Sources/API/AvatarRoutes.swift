@@ -1,4 +1,5 @@
 import Credentials
+import Domain
 import Foundation
 import HTTP1
 import HTTPServer
@@ -21,12 +22,11 @@ enum AvatarRoutes {
             }
             let declared = request.headers["Content-Type"]?.split(separator: ";").first?
                 .trimmingASCIIWhitespace().lowercasedASCII()
-            guard let sniffed = imageType(request.body), declared == sniffed else {
-                throw HTTPError(status: .unsupportedMediaType, code: "unsupported_media_type",
-                                message: "Avatars must be PNG or JPEG images sent with a matching Content-Type.")
-            }
+            // 415 when the first bytes are not the declared type, then the whole file is walked.
+            guard let format = AvatarImage.sniff(request.body), declared == format.rawValue else { throw unsupportedMediaType }
+            try validateStructure(request.body)
             let hash = SHA256.hex(request.body)
-            try auth.avatars.put(hash: hash, contentType: sniffed, bytes: Data(request.body))
+            try auth.avatars.put(hash: hash, contentType: format.rawValue, bytes: Data(request.body))
             guard let updated = try auth.users.setAvatarHash(userID: user.id, hash: hash) else {
                 throw HTTPError.notFound("No such user.")
             }
@@ -51,10 +51,20 @@ enum AvatarRoutes {
         }
     }
 
-    /// The image type from the magic bytes: PNG's 8-byte signature, JPEG's SOI + marker.
-    static func imageType(_ body: [UInt8]) -> String? {
-        if body.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-        if body.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        return nil
+    static let unsupportedMediaType = HTTPError(
+        status: .unsupportedMediaType, code: "unsupported_media_type",
+        message: "Avatars must be PNG or JPEG images sent with a matching Content-Type.")
+
+    /// A file that starts as a PNG/JPEG must be a complete, well-formed one (AvatarImage):
+    /// broken, truncated, or anything after its end (a polyglot) → 422 `invalid_image`.
+    static func validateStructure(_ body: [UInt8]) throws {
+        do {
+            _ = try AvatarImage.validate(body)
+        } catch .notAnImage {
+            throw unsupportedMediaType
+        } catch .malformed(let reason) {
+            throw HTTPError(status: .unprocessableContent, code: "invalid_image",
+                            message: "The avatar is not a well-formed image: \(reason).")
+        }
     }
 }

@@ -23,11 +23,11 @@ struct JSONRequestBody {
             throw HTTPError(status: .contentTooLarge, code: "body_too_large",
                             message: "JSON request bodies are limited to \(Self.maxBytes) bytes.")
         }
-        let mediaType = request.headers["Content-Type"]?
-            .split(separator: ";").first?.trimmingASCIIWhitespace().lowercasedASCII()
-        guard mediaType == "application/json" else {
-            throw HTTPError(status: .unsupportedMediaType, code: "unsupported_media_type",
-                            message: "The request body must be JSON (Content-Type: application/json).")
+        try Self.checkContentType(request.headers["Content-Type"])
+        do {
+            try StrictJSON.check(request.body)
+        } catch {
+            throw Self.httpError(error)
         }
         let parsed: JSONValue
         do {

@@ -14,11 +14,23 @@ public enum OpaqueToken {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// The value, or nil when `text` is not base64url of such a JSON value.
+    /// The value, or nil when `text` is not base64url of such a JSON value, or when the value
+    /// is `RangeChecked` and its numbers are outside what this server can have written.
     public static func decode<Value: Decodable>(_ type: Value.Type, from text: String) -> Value? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        return try? JSONDecoder().decode(type, from: data)
+        guard let data = Data(base64Encoded: base64),
+              let value = try? JSONDecoder().decode(type, from: data)
+        else { return nil }
+        if let checked = value as? any RangeChecked, !checked.isWithinRange { return nil }
+        return value
     }
+}
+
+/// A token whose numbers must also lie in a range (a timestamp in microseconds the database
+/// can hold, a transaction id). A forged token outside it is as malformed as bad base64: it is
+/// refused here, where every cursor is decoded (400 `invalid_cursor`), instead of reaching
+/// SQL and failing there as a data exception (which would answer 422 `invalid_value`).
+public protocol RangeChecked {
+    var isWithinRange: Bool { get }
 }

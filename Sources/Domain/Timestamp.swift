@@ -34,7 +34,8 @@ public enum Timestamp {
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
               expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
               let second = number(2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 61
         else { return nil }
         var fraction = 0.0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
@@ -64,6 +65,26 @@ public enum Timestamp {
         let seconds = days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: Double(seconds - offsetSeconds) + fraction)
     }
+
+    /// Days in `month` of `year` (proleptic Gregorian). Dates past it (`2026-02-30`,
+    /// `2026-04-31`, `2026-02-29`) are refused rather than rolled into the next month: a client
+    /// that sent one made a mistake we must not silently turn into another date.
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    static func isLeap(_ year: Int64) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    /// Integer microseconds since the epoch of every instant `parse` can yield (years 0000–9999,
+    /// widened by a day for offsets). Cursors carry such numbers; one outside is forged.
+    public static let microsecondRange: ClosedRange<Int64> =
+        (days(fromYear: 0, month: 1, day: 1) - 1) * 86_400_000_000...(days(fromYear: 10_000, month: 1, day: 1) + 1) * 86_400_000_000
 
     // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian, no Calendar needed).
     static func days(fromYear year: Int64, month: Int64, day: Int64) -> Int64 {

@@ -241,9 +241,7 @@ struct ConnectionStateMachine {
         } else if inFlight.version == .http10 {
             response.headers.add(name: "Connection", value: "keep-alive")
         }
-        var bytes: [UInt8] = []
-        HTTPResponseEncoder.encode(response, omitBody: inFlight.isHead, into: &bytes)
-        appendOutput(bytes, env: env)
+        appendOutput(Self.wireBytes(response, omitBody: inFlight.isHead), env: env)
         guard keepAlive else {
             enterClosing()
             return nil
@@ -308,9 +306,10 @@ struct ConnectionStateMachine {
         response.headers.set(name: "Date", value: env.date)
         response.headers.set(name: "X-Request-Id", value: requestID)
         response.headers.set(name: "Connection", value: "close")
-        appendOutput(HTTPResponseEncoder.encode(response), env: env)
+        appendOutput(Self.wireBytes(response, omitBody: false), env: env)
         enterClosing()
     }
+
 
     private mutating func enterClosing() {
         phase = .closing

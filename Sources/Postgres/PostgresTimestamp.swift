@@ -21,7 +21,7 @@ enum PostgresTimestamp {
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
               let month = scanner.number(digits: 2), scanner.skip("-"),
               let day = scanner.number(digits: 2),
-              (1...12).contains(month), (1...31).contains(day)
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var secondOfDay: Int64 = 0
         var micros: Int64 = 0
@@ -72,6 +72,15 @@ enum PostgresTimestamp {
         let seconds = days(fromYear: year, month: month, day: day) * 86_400 + secondOfDay - offsetSeconds
         let totalMicros = seconds * 1_000_000 + micros
         return Date(timeIntervalSince1970: Double(totalMicros) / 1_000_000)
+    }
+
+    /// Days in `month` of `year`; a day past it is malformed, never rolled into the next month.
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     // Howard Hinnant's civil-from-days / days-from-civil algorithms (proleptic Gregorian).

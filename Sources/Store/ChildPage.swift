@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 /// One page of a parent's notes or subtasks, and where the next page starts (nil: last page).
@@ -22,4 +23,10 @@ public struct ChildPage: Sendable, Equatable {
         self.rows = rows
         self.next = next
     }
+}
+
+extension ChildPage.Position: RangeChecked {
+    /// Notes' keys are `created_at` microseconds, subtasks' are int4 positions; both lie in
+    /// the range of timestamps the API accepts, so a key outside it was forged.
+    public var isWithinRange: Bool { Timestamp.microsecondRange.contains(key) }
 }

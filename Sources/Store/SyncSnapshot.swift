@@ -18,13 +18,17 @@ public struct SyncSnapshot: Sendable, Equatable {
         self.running = running
     }
 
+    /// Accepts exactly what PostgreSQL's `pg_snapshot` input accepts and writes (xmin ≥ 1,
+    /// xmin ≤ xmax, running ids in [xmin, xmax) in ascending order), so a forged cursor is
+    /// refused here rather than failing in SQL as a data exception.
     public init?(text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmin <= xmax else { return nil }
+        guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmin >= 1, xmin <= xmax
+        else { return nil }
         var running: [UInt64] = []
         if !parts[2].isEmpty {
             for item in parts[2].split(separator: ",", omittingEmptySubsequences: false) {
-                guard let xid = UInt64(item), xid >= xmin, xid < xmax else { return nil }
+                guard let xid = UInt64(item), (xmin..<xmax).contains(xid), xid > (running.last ?? 0) else { return nil }
                 running.append(xid)
             }
         }

@@ -28,7 +28,9 @@ import Testing
         #expect(Timestamp.format(date) == formatted)
     }
 
-    @Test(arguments: ["tomorrow", "2026-13-01", "2026-12-1", "2026-12-01T09:00", ""])
+    @Test(arguments: ["tomorrow", "2026-13-01", "2026-12-1", "2026-12-01T09:00", "",
+                      // Impossible calendar days were rolled into the next month (2026-02-30 → 03-02).
+                      "2026-02-30", "2026-04-31", "2026-02-29", "2100-02-29", "2026-06-31T10:00:00Z", "2026-02-29T00:00:00+01:00"])
     func dueDateRejectsOtherFormats(_ text: String) {
         var errors: [FieldError] = []
         #expect(FieldRules.dueDate(text, errors: &errors) == nil)

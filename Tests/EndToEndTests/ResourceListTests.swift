@@ -48,6 +48,7 @@ import Testing
     }
 
     @Test(arguments: ["limit=0", "limit=501", "limit=x", "status=sold", "include_deleted=yes", "updated_since=yesterday",
+                      "updated_since=2026-02-30T00:00:00Z", "updated_since=2026-04-31T00:00:00Z", "updated_since=2026-02-29T00:00:00Z",
                       "claimed_by=someone", "listing_id=1", "cursor=bm90LWpzb24"])
     func badListParameterAnswers400(_ query: String) throws {
         let world = try ResourceWorld(extraRoles: [])

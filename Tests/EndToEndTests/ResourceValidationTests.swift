@@ -47,6 +47,10 @@ import Testing
         Case(path: task, field: "due_date", value: "\"tomorrow\"", code: "invalid_date"),
         Case(path: task, field: "due_date", value: "\"2026-13-01\"", code: "invalid_date"),
         Case(path: task, field: "due_date", value: "20261201", code: "invalid_type"),
+        // Impossible days were stored rolled over (2026-02-30 as 2026-03-02).
+        Case(path: task, field: "due_date", value: "\"2026-02-30\"", code: "invalid_date"),
+        Case(path: task, field: "due_date", value: "\"2026-04-31T09:00:00Z\"", code: "invalid_date"),
+        Case(path: task, field: "due_date", value: "\"2026-02-29\"", code: "invalid_date"),
         Case(path: task, field: "priority", value: "\"asap\"", code: "invalid_value"),
         Case(path: task, field: "status", value: "\"done\"", code: "invalid_value"),
         Case(path: task, field: "status", value: "\"deleted\"", code: "use_delete"),

@@ -21,7 +21,9 @@ import Testing
         #expect(try #require(SyncSnapshot(text: text)).text == text)
     }
 
-    @Test(arguments: ["", "10:20", "20:10:", "10:20:9", "10:20:20", "a:b:", "10:20:11,,12"])
+    @Test(arguments: ["", "10:20", "20:10:", "10:20:9", "10:20:20", "a:b:", "10:20:11,,12",
+                      // What pg_snapshot input refuses: xmin 0, running ids out of order or repeated.
+                      "0:0:", "0:5:", "10:20:15,12", "10:20:12,12"])
     func malformedSnapshotTextIsRefused(text: String) {
         #expect(SyncSnapshot(text: text) == nil)
     }

@@ -46,7 +46,8 @@ import Testing
         #expect(Self.feed(&machine, Self.request, env) != nil)
         #expect(machine.phase == .awaitingResponse)
         _ = machine.respond(HTTPResponse(status: .ok, body: Array("hi".utf8)), env: env)
-        #expect(Self.output(&machine) == "HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nX-Request-Id: r1\r\nContent-Length: 2\r\n\r\nhi")
+        #expect(Self.output(&machine) == "HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nX-Request-Id: r1\r\n"
+                + "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Length: 2\r\n\r\nhi")
         #expect(machine.phase == .readingHead)
         #expect(machine.readDeadline == 15_000) // idle timeout
     }

@@ -79,6 +79,8 @@ import Testing
             #expect(rejected.statusCode == 503)
             #expect(rejected.header("Retry-After") == "1")
             #expect(rejected.bodyText.contains(#""code":"too_many_connections""#))
+            #expect(rejected.header("X-Content-Type-Options") == "nosniff")
+            #expect(rejected.header("Cache-Control") == "no-store")
             #expect(third.waitForClose())
             #expect(server.metrics.rejectedConnections == 1)
             // The admitted connections still work.

@@ -20,7 +20,7 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - expected) < 0.000_001)
     }
 
-    @Test(arguments: ["", "2026-13-01", "2026-11-22 25:00", "infinity", "2026-11-22 10:15:30.+00", "2026-11-22 10:15:30 junk"])
+    @Test(arguments: ["", "2026-13-01", "2026-02-30", "2026-04-31 10:00:00+00", "2026-02-29", "2026-11-22 25:00", "infinity", "2026-11-22 10:15:30.+00", "2026-11-22 10:15:30 junk"])
     func rejectsMalformedTimestamp(text: String) {
         #expect(throws: PostgresError.self) { try Date(postgresText: text) }
     }
