@@ -1,3 +1,4 @@
+import Domain
 import Postgres
 
 /// The sort order of `GET /v1/{listings|tasks|activities}` (`order=<field>.<asc|desc>`), as
@@ -49,8 +50,9 @@ public struct ListOrder: Sendable, Equatable, Hashable {
     public var keyRange: ClosedRange<Int64> {
         switch field {
         case .priority: return 1...4
-        // ±10,000 years around 1970 in microseconds; every storable timestamp is inside.
-        case .updatedAt, .createdAt, .dueDate: return -315_569_520_000_000_000...315_569_520_000_000_000
+        // Every instant a client can send (`Timestamp.parse`: years 0000–9999) or the server
+        // stamps is inside; a key outside was forged.
+        case .updatedAt, .createdAt, .dueDate: return Timestamp.microsecondRange
         }
     }
 
