@@ -15,14 +15,15 @@ enum AuthRoutes {
             var body = try JSONRequestBody(request, allowed: ["refresh_token"], ignored: [])
             let token = body.string("refresh_token", required: true)
             try body.finish()
-            let newToken = try SecureRandom.token()
             let invalid = HTTPError(status: .unauthorized, code: "invalid_refresh_token",
                                     message: "The refresh token is invalid, expired or revoked; sign in again.",
                                     extraHeaders: bearerChallenge)
-            switch try auth.sessions.rotate(oldHash: SHA256.hex(token ?? ""), newHash: SHA256.hex(newToken)) {
-            case .rotated(let sessionID, let userID):
+            // A retry within the grace window answers with the session's current token
+            // (SessionStore.rotate), so a phone retrying after a timeout stays signed in.
+            switch try auth.sessions.rotate(presented: token ?? "") {
+            case .rotated(let sessionID, let userID, let refreshToken):
                 guard let user = try auth.users.find(id: userID), user.isActive else { throw invalid }
-                return .response(try .json(auth.tokenResponse(user: user, sessionID: sessionID, refreshToken: newToken)))
+                return .response(try .json(auth.tokenResponse(user: user, sessionID: sessionID, refreshToken: refreshToken)))
             case .reuseDetected(let sessionID):
                 auth.revokedSessions.insert([sessionID])
                 context.logger.warning("refresh token reuse; session revoked",

@@ -40,10 +40,11 @@ public final class AuthService: Sendable {
                 accessTokenTTL: Duration = AuthService.defaultAccessTokenTTL,
                 refreshTokenTTL: Duration = AuthService.defaultRefreshTokenTTL,
                 throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(),
+                refreshReuseGrace: Duration = SessionStore.defaultReuseGrace,
                 logger: Logger = Logger(label: "auth")) throws {
         self.pool = pool
         users = UserStore(pool: pool)
-        sessions = SessionStore(pool: pool)
+        sessions = SessionStore(pool: pool, reuseGrace: refreshReuseGrace)
         apiKeys = APIKeyStore(pool: pool)
         avatars = AvatarStore(pool: pool)
         throttle = LoginThrottle(pool: pool, limits: throttleLimits)

@@ -22,10 +22,11 @@ final class AuthTestServer {
     let server: HTTPServer
     let admin: User
 
-    init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900)) throws {
+    init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
+         refreshReuseGrace: Duration = SessionStore.defaultReuseGrace) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
-                               accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits,
+                               accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
                                logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
