@@ -15,14 +15,17 @@ public struct APIApplication: Sendable {
     public let pool: PostgresPool?
     /// The sync feed and its long-poll waiters; present with authentication.
     public let sync: SyncService?
+    /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
+    public let trustedProxies: TrustedProxies
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
     public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
-                sync: SyncService? = nil) {
+                sync: SyncService? = nil, trustedProxies: TrustedProxies = TrustedProxies()) {
         self.readiness = readiness
+        self.trustedProxies = trustedProxies
         self.auth = auth
         self.metrics = RequestMetrics()
         self.pool = pool ?? auth?.pool
@@ -52,13 +55,13 @@ public struct APIApplication: Sendable {
         return router
     }
 
-    /// Outermost first: log and count every request with its final status, render errors as
-    /// JSON, and map database errors before that rendering sees them; then authenticate /v1
-    /// requests.
+    /// Outermost first: find the real client address, log and count every request with its
+    /// final status, render errors as JSON, and map database errors before that rendering sees
+    /// them; then authenticate /v1 requests.
     public var middleware: [any Middleware] {
         let router = makeRouter()
         let base: [any Middleware] = [
-            LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
+            ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
             ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }

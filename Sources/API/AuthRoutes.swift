@@ -60,7 +60,7 @@ enum AuthRoutes {
         let password = body.string("password", required: true)
         try body.finish()
         guard let email, let password else { throw JSONRequestBody.validationFailed(body.errors) }
-        let address = AuthService.clientAddress(context)
+        let address = context.clientAddress
         if let wait = try auth.throttle.retryAfter(email: email, clientAddress: address) {
             throw HTTPError(status: .tooManyRequests, code: "rate_limited",
                             message: "Too many failed sign-in attempts. Try again in \(wait) seconds.",

@@ -98,16 +98,4 @@ public final class AuthService: Sendable {
         }
         return principal
     }
-
-    /// The client's IP without the port, the unit login limits count per address.
-    static func clientAddress(_ context: RequestContext) -> String {
-        let address = context.remoteAddress
-        if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
-            return String(address[address.index(after: address.startIndex)..<end])
-        }
-        if address.filter({ $0 == ":" }).count == 1, let colon = address.lastIndex(of: ":") {
-            return String(address[..<colon])
-        }
-        return address
-    }
 }

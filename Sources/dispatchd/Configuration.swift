@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Logging
 
 /// Everything `dispatchd` reads from its environment, validated once at start-up.
@@ -21,6 +22,8 @@ struct Configuration: Sendable {
     var logFormat: LogFormat
     var dataDirectory: String
     var migrationsDirectory: String
+    /// Reverse proxies whose `X-Forwarded-For` is believed (TRUSTED_PROXIES; default none).
+    var trustedProxies: TrustedProxies
     var http: HTTPLimits
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
@@ -76,6 +79,14 @@ struct Configuration: Sendable {
         } else {
             migrationsDirectory = try MigrationsLocator.defaultDirectory()
         }
+        let trustedProxies: TrustedProxies
+        do {
+            trustedProxies = try TrustedProxies(parsing: reader.string("TRUSTED_PROXIES") ?? "")
+        } catch {
+            throw ConfigurationError(
+                "TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8 (got \"\(error.text)\")"
+            )
+        }
         return Configuration(
             databaseURL: databaseURL,
             host: reader.string("HOST") ?? "127.0.0.1",
@@ -89,6 +100,7 @@ struct Configuration: Sendable {
             logFormat: logFormat,
             dataDirectory: dataDirectory,
             migrationsDirectory: migrationsDirectory,
+            trustedProxies: trustedProxies,
             http: HTTPLimits(
                 maxConnections: try reader.optionalInteger("HTTP_MAX_CONNECTIONS", in: 1...1_000_000),
                 maxBodyBytes: try reader.optionalInteger("HTTP_MAX_BODY_BYTES", in: 1...(1 << 30)),

@@ -59,7 +59,7 @@ struct ServeCommand: ParsableCommand {
         try auth.start()
         defer { auth.stop() }
         let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
-                                         pool: session.pool)
+                                         pool: session.pool, trustedProxies: configuration.trustedProxies)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),

@@ -23,7 +23,7 @@ final class AuthTestServer {
     let admin: User
 
     init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
-         refreshReuseGrace: Duration = SessionStore.defaultReuseGrace) throws {
+         refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "") throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
@@ -33,7 +33,7 @@ final class AuthTestServer {
                                       passwordHash: try Self.cheapHasher.hash(Self.password))
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
-            auth: auth
+            auth: auth, trustedProxies: try TrustedProxies(parsing: trustedProxies)
         )
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,
