@@ -22,6 +22,8 @@ public final class AuthService: Sendable {
     public let accessTokenTTL: Duration
     public let refreshTokenTTL: Duration
     public let revokedSessions: RevokedSessions
+    /// Where every password hash and verification runs (KDF_CONCURRENCY threads).
+    public let passwordWork: PasswordWork
     /// Verified against for unknown emails so both failure paths cost one KDF run.
     let dummyPasswordHash: String
     private let loginFailureCount = Atomic<Int>(0)
@@ -41,6 +43,7 @@ public final class AuthService: Sendable {
                 refreshTokenTTL: Duration = AuthService.defaultRefreshTokenTTL,
                 throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(),
                 refreshReuseGrace: Duration = SessionStore.defaultReuseGrace,
+                kdfConcurrency: Int = PasswordWork.defaultConcurrency,
                 logger: Logger = Logger(label: "auth")) throws {
         self.pool = pool
         users = UserStore(pool: pool)
@@ -52,13 +55,17 @@ public final class AuthService: Sendable {
         self.hasher = hasher
         self.accessTokenTTL = accessTokenTTL
         self.refreshTokenTTL = refreshTokenTTL
+        passwordWork = PasswordWork(concurrency: kdfConcurrency)
         revokedSessions = RevokedSessions(store: sessions, accessTokenTTL: accessTokenTTL, logger: logger)
         dummyPasswordHash = try hasher.hash(try SecureRandom.token())
     }
 
     /// Starts the revocation poll; call before serving.
     public func start() throws { try revokedSessions.start() }
-    public func stop() { revokedSessions.stop() }
+    public func stop() {
+        revokedSessions.stop()
+        passwordWork.stop()
+    }
 
     /// An access token for the session plus the JSON the login and refresh routes answer with.
     func tokenResponse(user: User, sessionID: UUID, refreshToken: String) throws -> JSONValue {

@@ -24,6 +24,8 @@ struct Configuration: Sendable {
     var migrationsDirectory: String
     /// Reverse proxies whose `X-Forwarded-For` is believed (TRUSTED_PROXIES; default none).
     var trustedProxies: TrustedProxies
+    /// Concurrent password hashes/verifications (KDF_CONCURRENCY; nil: half the cores, at least 1).
+    var kdfConcurrency: Int?
     var http: HTTPLimits
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
@@ -101,6 +103,7 @@ struct Configuration: Sendable {
             dataDirectory: dataDirectory,
             migrationsDirectory: migrationsDirectory,
             trustedProxies: trustedProxies,
+            kdfConcurrency: try reader.optionalInteger("KDF_CONCURRENCY", in: 1...256),
             http: HTTPLimits(
                 maxConnections: try reader.optionalInteger("HTTP_MAX_CONNECTIONS", in: 1...1_000_000),
                 maxBodyBytes: try reader.optionalInteger("HTTP_MAX_BODY_BYTES", in: 1...(1 << 30)),

@@ -55,6 +55,7 @@ struct ServeCommand: ParsableCommand {
 
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
+                                   kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }

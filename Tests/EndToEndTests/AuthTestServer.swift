@@ -23,10 +23,12 @@ final class AuthTestServer {
     let admin: User
 
     init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
-         refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "") throws {
+         refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
+         kdfConcurrency: Int = 2, workerCount: Int = 4) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
+                               kdfConcurrency: kdfConcurrency,
                                logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
@@ -38,7 +40,7 @@ final class AuthTestServer {
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,
                                                    limits: HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes),
-                                                   workerCount: 4),
+                                                   workerCount: workerCount),
             responder: application.makeRouter(), middleware: application.middleware,
             logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         )
