@@ -27,6 +27,10 @@ public final class PasswordWork: Sendable {
 
     public func stop() { pool.stop() }
 
+    /// The pool's threads would otherwise wait forever for jobs (an AuthService never stopped,
+    /// as in tests).
+    deinit { pool.stop() }
+
     /// Answers with what `work` returns or throws, rendered as the middleware would (database
     /// errors mapped, anything unexpected a logged 500).
     func respond(_ context: RequestContext, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HandlerReply {
