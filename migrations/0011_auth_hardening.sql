@@ -1,4 +1,4 @@
--- 0008: auth hardening (issue 15): refresh retries must not sign the user out (15.4), and an
+-- 0011: auth hardening (issue 15): refresh retries must not sign the user out (15.4), and an
 -- index for the sign-in throttle (15.2).
 --
 -- A phone that retries a refresh after a timeout presents a token the server has just spent.
