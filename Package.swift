@@ -35,7 +35,7 @@ let package = Package(
         // Pure domain types and validation rules (no I/O).
         .target(name: "Domain"),
         // SQL per aggregate (users, sessions, API keys, avatars, login throttle).
-        .target(name: "Store", dependencies: ["Postgres", "Domain"]),
+        .target(name: "Store", dependencies: ["Postgres", "Domain", "Credentials"]),
         // HTTP routes and handlers; error → HTTP mapping.
         .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", logging]),
         // The executable: CLI, configuration, wiring.

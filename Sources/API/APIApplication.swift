@@ -17,14 +17,18 @@ public struct APIApplication: Sendable {
     public let sync: SyncService?
     /// The byte budget of list pages (`LIST_PAGE_MAX_BYTES`).
     public let listPaging: ListPaging
+    /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
+    public let trustedProxies: TrustedProxies
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
     public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
-                sync: SyncService? = nil, listPaging: ListPaging = ListPaging()) {
+                sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
+                trustedProxies: TrustedProxies = TrustedProxies()) {
         self.readiness = readiness
+        self.trustedProxies = trustedProxies
         self.auth = auth
         self.metrics = RequestMetrics()
         self.pool = pool ?? auth?.pool
@@ -55,13 +59,15 @@ public struct APIApplication: Sendable {
         return router
     }
 
-    /// Outermost first: log and count every request with its final status, gzip the final
-    /// response (errors included, as rendered), render errors as JSON, and map database
-    /// errors before that rendering sees them; then authenticate /v1 requests.
+    /// Outermost first: find the real client address, log and count every request with its
+    /// final status, gzip the final response (errors included, as rendered), render errors as
+    /// JSON, and map database errors before that rendering sees them; then authenticate /v1
+    /// requests.
     public var middleware: [any Middleware] {
         let router = makeRouter()
         let base: [any Middleware] = [
-            LoggingMiddleware(router: router), MetricsMiddleware(router: router, metrics: metrics),
+            ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(router: router),
+            MetricsMiddleware(router: router, metrics: metrics),
             CompressionMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }

@@ -22,6 +22,8 @@ public final class AuthService: Sendable {
     public let accessTokenTTL: Duration
     public let refreshTokenTTL: Duration
     public let revokedSessions: RevokedSessions
+    /// Where every password hash and verification runs (KDF_CONCURRENCY threads).
+    public let passwordWork: PasswordWork
     /// Verified against for unknown emails so both failure paths cost one KDF run.
     let dummyPasswordHash: String
     private let loginFailureCount = Atomic<Int>(0)
@@ -40,10 +42,12 @@ public final class AuthService: Sendable {
                 accessTokenTTL: Duration = AuthService.defaultAccessTokenTTL,
                 refreshTokenTTL: Duration = AuthService.defaultRefreshTokenTTL,
                 throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(),
+                refreshReuseGrace: Duration = SessionStore.defaultReuseGrace,
+                kdfConcurrency: Int = PasswordWork.defaultConcurrency,
                 logger: Logger = Logger(label: "auth")) throws {
         self.pool = pool
         users = UserStore(pool: pool)
-        sessions = SessionStore(pool: pool)
+        sessions = SessionStore(pool: pool, reuseGrace: refreshReuseGrace)
         apiKeys = APIKeyStore(pool: pool)
         avatars = AvatarStore(pool: pool)
         throttle = LoginThrottle(pool: pool, limits: throttleLimits)
@@ -51,13 +55,17 @@ public final class AuthService: Sendable {
         self.hasher = hasher
         self.accessTokenTTL = accessTokenTTL
         self.refreshTokenTTL = refreshTokenTTL
+        passwordWork = PasswordWork(concurrency: kdfConcurrency)
         revokedSessions = RevokedSessions(store: sessions, accessTokenTTL: accessTokenTTL, logger: logger)
         dummyPasswordHash = try hasher.hash(try SecureRandom.token())
     }
 
     /// Starts the revocation poll; call before serving.
     public func start() throws { try revokedSessions.start() }
-    public func stop() { revokedSessions.stop() }
+    public func stop() {
+        revokedSessions.stop()
+        passwordWork.stop()
+    }
 
     /// An access token for the session plus the JSON the login and refresh routes answer with.
     func tokenResponse(user: User, sessionID: UUID, refreshToken: String) throws -> JSONValue {
@@ -96,17 +104,5 @@ public final class AuthService: Sendable {
             throw AuthMiddleware.unauthorized(tokenGiven: false, "Authentication is required.")
         }
         return principal
-    }
-
-    /// The client's IP without the port, the unit login limits count per address.
-    static func clientAddress(_ context: RequestContext) -> String {
-        let address = context.remoteAddress
-        if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
-            return String(address[address.index(after: address.startIndex)..<end])
-        }
-        if address.filter({ $0 == ":" }).count == 1, let colon = address.lastIndex(of: ":") {
-            return String(address[..<colon])
-        }
-        return address
     }
 }

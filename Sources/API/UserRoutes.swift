@@ -35,16 +35,19 @@ enum UserRoutes {
             errors.forEach { body.add($0) }
             try body.finish()
             guard let email, let name, let password else { throw JSONRequestBody.validationFailed(body.errors) }
-            let user: User
-            do {
-                user = try auth.users.create(email: email, name: name, userType: type,
-                                             passwordHash: try auth.hasher.hash(password))
-            } catch StoreError.emailTaken {
-                throw HTTPError(status: .conflict, code: "email_taken", message: "A user with this email already exists.",
-                                details: ["field": "email"])
+            // Hashing runs on the KDF pool like every password operation (PasswordWork).
+            return auth.passwordWork.respond(context) {
+                let user: User
+                do {
+                    user = try auth.users.create(email: email, name: name, userType: type,
+                                                 passwordHash: try auth.hasher.hash(password))
+                } catch StoreError.emailTaken {
+                    throw HTTPError(status: .conflict, code: "email_taken", message: "A user with this email already exists.",
+                                    details: ["field": "email"])
+                }
+                let location = "/v1/users/\(user.id.uuidString.lowercased())"
+                return try .json(JSONOutput.user(user), status: .created, headers: ["Location": location])
             }
-            let location = "/v1/users/\(user.id.uuidString.lowercased())"
-            return .response(try .json(JSONOutput.user(user), status: .created, headers: ["Location": location]))
         }
         router.patch("/v1/users/{id}") { request, context in
             let admin = try auth.requireAdmin(context)

@@ -14,4 +14,6 @@ public enum CredentialsError: Error, Equatable, Sendable {
     case tokenSignatureInvalid
     /// An access token past its `exp`.
     case tokenExpired
+    /// OpenSSL refused to seal a token (`TokenSealer`).
+    case sealingFailed
 }

@@ -2,8 +2,9 @@ import HTTP1
 import Logging
 
 /// Logs one line per request: request id (the context logger's metadata), method, path
-/// (without the query), route pattern, status, duration in milliseconds, and whatever inner
-/// layers put in `RequestContext.logFields` (the authenticated `user_id`). Never bodies,
+/// (without the query), client address (`RequestContext.clientAddress`), route pattern,
+/// status, duration in milliseconds, and whatever inner layers put in
+/// `RequestContext.logFields` (the authenticated `user_id`). Never bodies,
 /// queries or header values, so passwords and tokens cannot reach the log.
 public struct LoggingMiddleware: Middleware {
     /// The `route` of requests no route answers (404, 405), as in the metrics.
@@ -21,7 +22,8 @@ public struct LoggingMiddleware: Middleware {
     public func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         let start = ContinuousClock.now
-        var line: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(String(request.path))]
+        var line: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(String(request.path)),
+                                     "client_address": .string(context.clientAddress)]
         if let router {
             line["route"] = .string(router.pattern(method: request.method, path: request.path) ?? Self.unmatchedRoute)
         }

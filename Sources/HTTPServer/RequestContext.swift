@@ -14,6 +14,9 @@ public struct RequestContext: Sendable {
     public var logger: Logger
     /// The peer as `ip:port`.
     public let remoteAddress: String
+    /// The client's IP without port: the peer's, or the one a trusted proxy reported
+    /// (`ClientAddressMiddleware`). What per-client limits and logs should use.
+    public var clientAddress: String
     /// Set by the authentication layer; nil for anonymous requests.
     public var principal: (any Sendable)?
     /// Free-form storage for middleware that needs to pass something along.
@@ -28,6 +31,7 @@ public struct RequestContext: Sendable {
         self.query = query
         self.logger = logger
         self.remoteAddress = remoteAddress
+        self.clientAddress = IPAddress(peer: remoteAddress)?.description ?? remoteAddress
         self.logger[metadataKey: "request_id"] = .string(requestID)
     }
 

@@ -4,8 +4,9 @@ import Synchronization
 /// A fixed set of threads running handler jobs, so blocking handlers (libpq) never run on the
 /// event loop and at most `count` of them block at once. FIFO; unbounded queue (the number of
 /// queued jobs is bounded by open connections, since each has at most one request in flight).
-final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+/// Also used outside the server for work that must not occupy HTTP workers (password hashing).
+public final class WorkerPool: Sendable {
+    public typealias Job = @Sendable () -> Void
 
     private struct Queue {
         var jobs: [Job] = []
@@ -15,9 +16,9 @@ final class WorkerPool: Sendable {
 
     private let queue = Mutex(Queue())
     private let available = DispatchSemaphore(value: 0)
-    let count: Int
+    public let count: Int
 
-    init(count: Int, name: String) {
+    public init(count: Int, name: String) {
         self.count = max(1, count)
         for index in 0..<self.count {
             let thread = Thread { [self] in self.work() }
@@ -26,13 +27,13 @@ final class WorkerPool: Sendable {
         }
     }
 
-    func submit(_ job: @escaping Job) {
+    public func submit(_ job: @escaping Job) {
         queue.withLock { $0.jobs.append(job) }
         available.signal()
     }
 
     /// Lets every worker exit after the job it is running; queued jobs are dropped.
-    func stop() {
+    public func stop() {
         queue.withLock { $0.stopped = true }
         for _ in 0..<count { available.signal() }
     }

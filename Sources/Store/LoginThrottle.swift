@@ -1,17 +1,33 @@
 import Foundation
 import Postgres
 
-/// Limits failed sign-ins per account and per client address, counted in PostgreSQL so every
-/// server instance shares the counts (a per-process counter would multiply the limit).
+/// Limits failed password guesses (sign-in, and `current_password` on PATCH /v1/me), counted in
+/// PostgreSQL so every server instance shares the counts (a per-process counter would multiply
+/// the limit).
+///
+/// Three limits, each over a sliding `window`, chosen so that nobody can lock out people they
+/// do not share an address with (README "Sign-in throttling" has the reasoning):
+/// - per (account, client address): a client guessing one account stops after a few tries;
+///   the same account signs in fine from every other client.
+/// - per client address, across accounts: stops one client spraying many accounts.
+/// - per account, across addresses (looser): caps a distributed guess at one account. It
+///   does not apply to addresses the account has signed in from during the last
+///   `knownAddressDays`, so the targeted user still gets in from their usual network.
+/// The client address is the real client's (`RequestContext.clientAddress`, trusted proxies).
 public struct LoginThrottle: Sendable {
     public struct Limits: Sendable {
         public var window: Duration
-        public var failuresPerEmail: Int
+        public var failuresPerAccountAndAddress: Int
         public var failuresPerAddress: Int
-        public init(window: Duration = .seconds(15 * 60), failuresPerEmail: Int = 5, failuresPerAddress: Int = 20) {
+        public var failuresPerAccount: Int
+        public var knownAddressDays: Int
+        public init(window: Duration = .seconds(15 * 60), failuresPerAccountAndAddress: Int = 5,
+                    failuresPerAddress: Int = 20, failuresPerAccount: Int = 50, knownAddressDays: Int = 30) {
             self.window = window
-            self.failuresPerEmail = failuresPerEmail
+            self.failuresPerAccountAndAddress = failuresPerAccountAndAddress
             self.failuresPerAddress = failuresPerAddress
+            self.failuresPerAccount = failuresPerAccount
+            self.knownAddressDays = knownAddressDays
         }
     }
 
@@ -26,22 +42,31 @@ public struct LoginThrottle: Sendable {
     private var windowSeconds: Int64 { limits.window.components.seconds }
 
     /// Seconds until another attempt is allowed, or nil when it is allowed now. The wait ends
-    /// when the oldest failure that still counts leaves the window.
+    /// when the oldest failure that still counts toward a reached limit leaves the window.
     public func retryAfter(email: String, clientAddress: String) throws -> Int? {
         let rows = try pool.query("""
             WITH recent AS (
                 SELECT email, client_address, attempted_at FROM login_attempts
                 WHERE NOT succeeded AND attempted_at > now() - make_interval(secs => \(windowSeconds))
                   AND (email = lower(\(email)) OR client_address = \(clientAddress))
-            ), by_email AS (
-                SELECT attempted_at FROM recent WHERE email = lower(\(email))
-                ORDER BY attempted_at DESC OFFSET \(limits.failuresPerEmail - 1) LIMIT 1
+            ), by_pair AS (
+                SELECT attempted_at FROM recent WHERE email = lower(\(email)) AND client_address = \(clientAddress)
+                ORDER BY attempted_at DESC OFFSET \(limits.failuresPerAccountAndAddress - 1) LIMIT 1
             ), by_address AS (
                 SELECT attempted_at FROM recent WHERE client_address = \(clientAddress)
                 ORDER BY attempted_at DESC OFFSET \(limits.failuresPerAddress - 1) LIMIT 1
+            ), by_account AS (
+                SELECT attempted_at FROM recent WHERE email = lower(\(email))
+                  AND NOT EXISTS (
+                    SELECT 1 FROM auth_sessions s JOIN users u ON u.id = s.user_id
+                    WHERE lower(u.email) = lower(\(email)) AND s.client_address = \(clientAddress)
+                      AND s.created_at > now() - make_interval(secs => \(Int64(limits.knownAddressDays) * 86_400))
+                  )
+                ORDER BY attempted_at DESC OFFSET \(limits.failuresPerAccount - 1) LIMIT 1
             )
             SELECT ceil(extract(epoch FROM max(attempted_at) + make_interval(secs => \(windowSeconds)) - now()))::bigint AS wait
-            FROM (SELECT attempted_at FROM by_email UNION ALL SELECT attempted_at FROM by_address) AS limiting
+            FROM (SELECT attempted_at FROM by_pair UNION ALL SELECT attempted_at FROM by_address
+                  UNION ALL SELECT attempted_at FROM by_account) AS limiting
             """)
         guard let wait: Int64 = try rows.first?.decode("wait") else { return nil }
         return max(1, Int(wait))

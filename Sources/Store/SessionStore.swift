@@ -5,22 +5,20 @@ import Postgres
 /// Sign-in sessions and their rotating refresh tokens (stored as SHA-256 hex only).
 public struct SessionStore: Sendable {
     let pool: PostgresPool
+    /// How long after a rotation a replay of the spent token still answers with the session's
+    /// current token instead of revoking the session (see `rotate(presented:)`).
+    public let reuseGrace: Duration
 
-    public init(pool: PostgresPool) {
+    /// GoTrue's default refresh-token reuse interval.
+    public static let defaultReuseGrace: Duration = .seconds(10)
+
+    public init(pool: PostgresPool, reuseGrace: Duration = SessionStore.defaultReuseGrace) {
         self.pool = pool
+        self.reuseGrace = reuseGrace
     }
 
     public enum RevocationReason: String, Sendable {
         case logout, reuseDetected = "reuse_detected", deactivated, passwordChanged = "password_changed", admin
-    }
-
-    public enum RotationResult: Sendable, Equatable {
-        /// The token was current: it is now spent and `newHash` is the session's token.
-        case rotated(sessionID: UUID, userID: UUID)
-        /// The token was already spent: the whole session has just been revoked (theft signal).
-        case reuseDetected(sessionID: UUID)
-        /// Unknown, expired, or belonging to a revoked session or deactivated user.
-        case invalid
     }
 
     public func create(userID: UUID, refreshTokenHash: String, expiresAt: Date,
@@ -32,38 +30,6 @@ public struct SessionStore: Sendable {
             """)
         guard let row = rows.first else { throw StoreError.notFound }
         return try row.decode("id")
-    }
-
-    /// Exchanges the current refresh token `oldHash` for `newHash`. The row lock serialises
-    /// concurrent refreshes of one session: the loser sees its token as spent.
-    public func rotate(oldHash: String, newHash: String) throws -> RotationResult {
-        try pool.withTransaction { connection in
-            let current = try connection.query("""
-                SELECT s.id, s.user_id, (s.revoked_at IS NULL AND s.expires_at > now() AND u.deactivated_at IS NULL) AS usable
-                FROM auth_sessions s JOIN users u ON u.id = s.user_id
-                WHERE s.refresh_token_hash = \(oldHash)
-                FOR UPDATE OF s
-                """)
-            if let row = current.first {
-                let sessionID: UUID = try row.decode("id")
-                guard try row.decode("usable", as: Bool.self) else { return .invalid }
-                try connection.execute("""
-                    UPDATE auth_sessions SET refresh_token_hash = \(newHash), rotation_count = rotation_count + 1,
-                        rotated_at = now()
-                    WHERE id = \(sessionID)
-                    """)
-                try connection.execute("INSERT INTO auth_spent_refresh_tokens (token_hash, session_id) VALUES (\(oldHash), \(sessionID))")
-                return .rotated(sessionID: sessionID, userID: try row.decode("user_id"))
-            }
-            let spent = try connection.query("SELECT session_id FROM auth_spent_refresh_tokens WHERE token_hash = \(oldHash)")
-            guard let row = spent.first else { return .invalid }
-            let sessionID: UUID = try row.decode("session_id")
-            try connection.execute("""
-                UPDATE auth_sessions SET revoked_at = now(), revoked_reason = \(RevocationReason.reuseDetected.rawValue)
-                WHERE id = \(sessionID) AND revoked_at IS NULL
-                """)
-            return .reuseDetected(sessionID: sessionID)
-        }
     }
 
     public func revoke(sessionID: UUID, reason: RevocationReason) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Logging
 import Store
 
@@ -24,6 +25,10 @@ struct Configuration: Sendable {
     var logFormat: LogFormat
     var dataDirectory: String
     var migrationsDirectory: String
+    /// Reverse proxies whose `X-Forwarded-For` is believed (TRUSTED_PROXIES; default none).
+    var trustedProxies: TrustedProxies
+    /// Concurrent password hashes/verifications (KDF_CONCURRENCY; nil: half the cores, at least 1).
+    var kdfConcurrency: Int?
     var http: HTTPLimits
     /// Byte budget of one /v1 list page (LIST_PAGE_MAX_BYTES; default 1 MiB).
     var listPageMaxBytes: Int
@@ -81,6 +86,14 @@ struct Configuration: Sendable {
         } else {
             migrationsDirectory = try MigrationsLocator.defaultDirectory()
         }
+        let trustedProxies: TrustedProxies
+        do {
+            trustedProxies = try TrustedProxies(parsing: reader.string("TRUSTED_PROXIES") ?? "")
+        } catch {
+            throw ConfigurationError(
+                "TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8 (got \"\(error.text)\")"
+            )
+        }
         return Configuration(
             databaseURL: databaseURL,
             host: reader.string("HOST") ?? "127.0.0.1",
@@ -96,6 +109,8 @@ struct Configuration: Sendable {
             logFormat: logFormat,
             dataDirectory: dataDirectory,
             migrationsDirectory: migrationsDirectory,
+            trustedProxies: trustedProxies,
+            kdfConcurrency: try reader.optionalInteger("KDF_CONCURRENCY", in: 1...256),
             http: HTTPLimits(
                 maxConnections: try reader.optionalInteger("HTTP_MAX_CONNECTIONS", in: 1...1_000_000),
                 maxBodyBytes: try reader.optionalInteger("HTTP_MAX_BODY_BYTES", in: 1...(1 << 30)),

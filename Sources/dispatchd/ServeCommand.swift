@@ -56,13 +56,15 @@ struct ServeCommand: ParsableCommand {
 
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
+                                   kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
         let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
                                          pool: session.pool, sync: sync,
-                                         listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes))
+                                         listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
+                                         trustedProxies: configuration.trustedProxies)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),

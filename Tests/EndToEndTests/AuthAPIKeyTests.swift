@@ -34,6 +34,35 @@ import Testing
         #expect((try app.request("GET", "/v1/api-keys", token: tokens.access).json?["items"] as? [Any])?.isEmpty == true)
     }
 
+    /// Issue 15.7: a leaked key must not mint keys that survive its own revocation, nor list
+    /// or revoke its siblings; the signed-in session still can.
+    @Test func apiKeyCannotCreateListOrRevokeOtherKeys() throws {
+        let app = try AuthTestServer()
+        let session = try app.login()
+        let first = try #require(try app.request("POST", "/v1/api-keys", token: session.access, json: ["name": "leaked"]).json)
+        let key = try #require(first["key"] as? String)
+        let keyID = try #require(first["id"] as? String)
+        let otherID = try #require(try app.request("POST", "/v1/api-keys", token: session.access, json: ["name": "other"]).json?["id"] as? String)
+
+        let minted = try app.request("POST", "/v1/api-keys", token: key, json: ["name": "persistence"])
+        #expect(minted.status == 403)
+        #expect(minted.json?["code"] as? String == "session_required")
+        let listed = try app.request("GET", "/v1/api-keys", token: key)
+        #expect(listed.status == 403)
+        #expect(listed.json?["code"] as? String == "session_required")
+        let revokedOther = try app.request("DELETE", "/v1/api-keys/\(otherID)", token: key)
+        #expect(revokedOther.status == 403)
+        #expect(revokedOther.json?["code"] as? String == "session_required")
+        // Nothing was created by the key; the sibling is still alive.
+        let items = try #require(try app.request("GET", "/v1/api-keys", token: session.access).json?["items"] as? [[String: Any]])
+        #expect(items.count == 2)
+        // The key keeps its owner's power elsewhere, and may revoke itself.
+        #expect(try app.request("GET", "/v1/me", token: key).status == 200)
+        #expect(try app.request("DELETE", "/v1/api-keys/\(keyID)", token: key).status == 204)
+        #expect(try app.request("GET", "/v1/me", token: key).status == 401)
+        #expect(try app.request("POST", "/v1/api-keys", token: session.access, json: ["name": "new"]).status == 201)
+    }
+
     @Test func anotherUsersKeyCannotBeRevoked() throws {
         let app = try AuthTestServer()
         let admin = try app.login()

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func repeatedFailuresFromOneAddressAcrossEmailsAnswer429() throws {
-        let app = try AuthTestServer(throttleLimits: LoginThrottle.Limits(failuresPerEmail: 100, failuresPerAddress: 3))
+        let app = try AuthTestServer(throttleLimits: LoginThrottle.Limits(failuresPerAccountAndAddress: 100, failuresPerAddress: 3))
         for index in 0..<3 {
             _ = try app.request("POST", "/v1/auth/login", json: ["email": "guess\(index)@example.com", "password": "wrong password!"])
         }

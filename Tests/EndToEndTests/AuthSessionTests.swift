@@ -25,8 +25,9 @@ import Testing
         #expect(refresh2 != refresh1)
         #expect(try app.request("GET", "/v1/me", token: access2).status == 200)
 
-        // Presenting the spent token again revokes the session: the current refresh token and
-        // every access token of the session stop working.
+        // Presenting the spent token again after the retry grace window revokes the session:
+        // the current refresh token and every access token of the session stop working.
+        try app.database.pool.execute("UPDATE auth_spent_refresh_tokens SET spent_at = now() - interval '11 seconds'")
         let reused = try app.request("POST", "/v1/auth/refresh", json: ["refresh_token": refresh1])
         #expect(reused.status == 401)
         #expect(reused.header("WWW-Authenticate") == "Bearer")

@@ -23,17 +23,20 @@ final class AuthTestServer {
     let admin: User
 
     init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
-         listPaging: ListPaging = ListPaging(), workerCount: Int = 4) throws {
+         listPaging: ListPaging = ListPaging(),
+         refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
+         kdfConcurrency: Int = 2, workerCount: Int = 4) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
-                               accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits,
+                               accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
+                               kdfConcurrency: kdfConcurrency,
                                logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
                                       passwordHash: try Self.cheapHasher.hash(Self.password))
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
-            auth: auth, listPaging: listPaging
+            auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies)
         )
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,

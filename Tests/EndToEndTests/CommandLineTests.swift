@@ -15,6 +15,9 @@ import Testing
         (["SYNC_PAGE_MAX_BYTES": "1000"], "SYNC_PAGE_MAX_BYTES must be an integer between 16384"),
         (["HTTP_IDLE_TIMEOUT": "-1"], "HTTP_IDLE_TIMEOUT must be a number of seconds"),
         (["JWT_SECRET": "too-short"], "JWT_SECRET must be at least 32 bytes"),
+        (["TRUSTED_PROXIES": "10.0.0.1, proxy.internal"], "TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges"),
+        (["TRUSTED_PROXIES": "10.0.0.0/33"], "(got \"10.0.0.0/33\")"),
+        (["KDF_CONCURRENCY": "0"], "KDF_CONCURRENCY must be an integer"),
         (["DATABASE_URL": "postgres://localhost/dispatch"], "JWT_SECRET is required when DATABASE_URL is set"),
         (["DATABASE_URL": "mysql://localhost/dispatch", "JWT_SECRET": validSecret], "DATABASE_URL must start with postgres://"),
     ])

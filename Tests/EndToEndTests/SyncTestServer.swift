@@ -53,7 +53,7 @@ final class SyncTestServer: Sendable {
     private static func makeInstance(pool: PostgresPool, maxPageBytes: Int) throws -> Instance {
         let quiet = Logger(label: "sync-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         let auth = try AuthService(pool: pool, jwtSecret: secret, hasher: AuthTestServer.cheapHasher,
-                                   throttleLimits: .init(failuresPerEmail: 1000, failuresPerAddress: 1000), logger: quiet)
+                                   throttleLimits: .init(failuresPerAccountAndAddress: 1000, failuresPerAddress: 1000, failuresPerAccount: 1000), logger: quiet)
         try auth.start()
         let sync = SyncService(pool: pool, maxPageBytes: maxPageBytes, logger: quiet)
         let application = APIApplication(

@@ -1,0 +1,107 @@
+import Credentials
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+/// Sign-in and password change: everything that runs the KDF. Bodies are parsed on the HTTP
+/// worker (cheap, and a bad body never queues for the KDF); the rest runs on
+/// `AuthService.passwordWork`. The throttle is checked there, right before the KDF, so a burst
+/// queued behind one account sees the failures recorded ahead of it.
+extension AuthRoutes {
+    struct SignInCredentials: Sendable {
+        var email: String
+        var password: String
+
+        init(_ request: HTTPRequest) throws {
+            var body = try JSONRequestBody(request, allowed: ["email", "password"], ignored: [])
+            let email = body.string("email", required: true)?.trimmingCharacters(in: .whitespaces)
+            let password = body.string("password", required: true)
+            try body.finish()
+            guard let email, let password else { throw JSONRequestBody.validationFailed(body.errors) }
+            self.email = email
+            self.password = password
+        }
+    }
+
+    struct ProfileChange: Sendable {
+        var name: String?
+        var password: String?
+        var currentPassword: String
+
+        init(_ request: HTTPRequest) throws {
+            var body = try JSONRequestBody(request, allowed: ["name", "password", "current_password"],
+                                           ignored: JSONRequestBody.serverManaged.union(["email", "user_type", "avatar_hash", "deactivated_at"]))
+            var errors: [FieldError] = []
+            name = body.string("name", required: false).flatMap { UserRules.checkName($0, errors: &errors) }
+            password = body.string("password", required: false)
+            let current = body.string("current_password", required: password != nil)
+            if let password { body.add(UserRules.checkPassword(password)) }
+            errors.forEach { body.add($0) }
+            try body.finish()
+            currentPassword = current ?? ""
+        }
+    }
+
+    static func rateLimited(_ wait: Int, _ message: String) -> HTTPError {
+        HTTPError(status: .tooManyRequests, code: "rate_limited", message: "\(message) Try again in \(wait) seconds.",
+                  extraHeaders: ["Retry-After": String(wait)])
+    }
+
+    static func signIn(_ credentials: SignInCredentials, _ request: HTTPRequest, _ context: RequestContext,
+                       _ auth: AuthService) throws -> HTTPResponse {
+        let (email, password) = (credentials.email, credentials.password)
+        let address = context.clientAddress
+        if let wait = try auth.throttle.retryAfter(email: email, clientAddress: address) {
+            throw rateLimited(wait, "Too many failed sign-in attempts.")
+        }
+        // Unknown email, missing password, wrong password and deactivated account all cost one
+        // KDF run and give the same answer, so neither timing nor wording reveals accounts.
+        let found = try auth.users.findCredentials(email: email)
+        let storedHash = found?.passwordHash ?? auth.dummyPasswordHash
+        let matches = auth.hasher.verify(password, against: storedHash) && found?.passwordHash != nil
+        guard let user = found?.user, matches, user.isActive else {
+            auth.recordLoginFailure()
+            try auth.throttle.record(email: email, clientAddress: address, succeeded: false)
+            throw HTTPError(status: .unauthorized, code: "invalid_credentials", message: "The email or password is incorrect.",
+                            extraHeaders: bearerChallenge)
+        }
+        try auth.throttle.record(email: email, clientAddress: address, succeeded: true)
+        if auth.hasher.needsRehash(storedHash) {
+            try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password), onlyIfCurrent: storedHash)
+        }
+        let refreshToken = try SecureRandom.token()
+        let sessionID = try auth.sessions.create(
+            userID: user.id, refreshTokenHash: SHA256.hex(refreshToken),
+            expiresAt: Date().addingTimeInterval(TimeInterval(auth.refreshTokenTTL.components.seconds)),
+            userAgent: request.headers["User-Agent"].map { String($0.prefix(512)) }, clientAddress: address
+        )
+        return try .json(auth.tokenResponse(user: user, sessionID: sessionID, refreshToken: refreshToken))
+    }
+
+    /// A new password revokes every other session: whoever knew the old one is signed out,
+    /// the device making the change stays signed in. Wrong `current_password` guesses count
+    /// toward the account's sign-in limits (same table, same keys), so a stolen access token
+    /// cannot be turned into unlimited password guessing.
+    static func changePassword(_ user: User, to password: String, current: String, _ context: RequestContext,
+                               _ auth: AuthService) throws {
+        if let wait = try auth.throttle.retryAfter(email: user.email, clientAddress: context.clientAddress) {
+            throw rateLimited(wait, "Too many wrong current passwords.")
+        }
+        guard let stored = try auth.users.passwordHash(userID: user.id), auth.hasher.verify(current, against: stored) else {
+            try auth.throttle.record(email: user.email, clientAddress: context.clientAddress, succeeded: false)
+            throw JSONRequestBody.validationFailed([FieldError(field: "current_password", code: "incorrect",
+                                                               message: "Does not match the current password.")])
+        }
+        try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password))
+        let principal = try AuthService.principal(context)
+        let revoked = try auth.sessions.revokeAll(userID: user.id, except: principal.sessionID, reason: .passwordChanged)
+        auth.revokedSessions.insert(revoked)
+    }
+
+    static func rename(_ user: User, to name: String?, _ auth: AuthService) throws -> User {
+        guard let name, let updated = try auth.users.update(id: user.id, changes: .init(name: name))?.user else { return user }
+        return updated
+    }
+}

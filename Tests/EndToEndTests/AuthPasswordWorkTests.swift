@@ -1,0 +1,90 @@
+import Credentials
+import Foundation
+import Store
+import Synchronization
+import Testing
+
+/// Issue 15.3: password hashing cannot starve the server, and `current_password` guesses are
+/// throttled like sign-ins.
+@Suite struct AuthPasswordWorkTests {
+    static func changePassword(_ app: AuthTestServer, token: String, current: String) throws -> TestHTTPClient.Response {
+        try changePassword(app.client, token: token, current: current)
+    }
+
+    static func changePassword(_ client: TestHTTPClient, token: String, current: String) throws -> TestHTTPClient.Response {
+        let body = Array(try JSONSerialization.data(withJSONObject: ["password": "a brand new passphrase", "current_password": current]))
+        return try client.perform(method: "PATCH", path: "/v1/me",
+                                  headers: ["Content-Type": "application/json", "Authorization": "Bearer \(token)"], body: body)
+    }
+
+    @Test func wrongCurrentPasswordGuessesAnswer429WithRetryAfter() throws {
+        let app = try AuthTestServer()
+        let tokens = try app.login()
+        for _ in 0..<5 {
+            let response = try Self.changePassword(app, token: tokens.access, current: "not my password")
+            #expect(response.status == 422)
+        }
+        let limited = try Self.changePassword(app, token: tokens.access, current: AuthTestServer.password)
+        #expect(limited.status == 429)
+        #expect(limited.json?["code"] as? String == "rate_limited")
+        #expect(limited.header("Retry-After").flatMap(Int.init).map { (1...900).contains($0) } == true)
+        // The limited request changed nothing: the stored hash is still the old password's.
+        let stored = try #require(try app.auth.users.passwordHash(userID: app.admin.id))
+        #expect(AuthTestServer.cheapHasher.verify(AuthTestServer.password, against: stored))
+    }
+
+    /// 16 concurrent wrong-password changes with a real-cost hash (32 MiB scrypt) on 4 HTTP
+    /// workers: before the KDF pool they took every worker for seconds. Now another user's
+    /// cheap request never waits more than 100 ms (the issue's bound).
+    @Test func kdfBurstNeverDelaysAnUnrelatedCheapRequest() throws {
+        let app = try AuthTestServer(throttleLimits: LoginThrottle.Limits(failuresPerAccountAndAddress: 1000,
+                                                                           failuresPerAddress: 1000, failuresPerAccount: 1000),
+                                     kdfConcurrency: 1, workerCount: 4)
+        _ = try app.auth.users.create(email: "busy@example.com", name: "Busy", userType: .realtor,
+                                      passwordHash: try AuthTestServer.cheapHasher.hash(AuthTestServer.password))
+        let attacker = try app.login("busy@example.com")
+        let bystander = try app.login()
+        // Set after signing in (which would rehash it to the cheap test parameters).
+        let expensive = PasswordHasher(parameters: .init(logN: 15, r: 8, p: 1))
+        try app.auth.users.setPasswordHash(userID: try #require(app.auth.users.findCredentials(email: "busy@example.com")?.user.id),
+                                           hash: try expensive.hash(AuthTestServer.password))
+
+        let burstDone = Atomic<Bool>(false)
+        let statuses = Mutex<[Int]>([])
+        let client = app.client
+        let attackerToken = attacker.access
+        // 16 threads, not concurrentPerform (which runs only as many at once as there are cores).
+        let burst = Thread {
+            let group = DispatchGroup()
+            for _ in 0..<16 {
+                group.enter()
+                Thread {
+                    let status = (try? Self.changePassword(client, token: attackerToken, current: "wrong guess")).map(\.status) ?? -1
+                    statuses.withLock { $0.append(status) }
+                    group.leave()
+                }.start()
+            }
+            group.wait()
+            burstDone.store(true, ordering: .releasing)
+        }
+        let started = ContinuousClock.now
+        burst.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        var worst: Duration = .zero
+        var samples = 0
+        while !burstDone.load(ordering: .acquiring) {
+            let begin = ContinuousClock.now
+            let response = try app.request("GET", "/v1/me", token: bystander.access)
+            worst = max(worst, ContinuousClock.now - begin)
+            samples += 1
+            #expect(response.status == 200)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let burstTime = ContinuousClock.now - started
+        #expect(statuses.withLock { $0 } == Array(repeating: 422, count: 16))
+        // The burst was real work (16 serial KDF runs), and cheap requests went on meanwhile.
+        #expect(burstTime > .milliseconds(500))
+        #expect(samples >= 5)
+        #expect(worst < .milliseconds(100), "worst GET /v1/me latency during the burst: \(worst)")
+    }
+}
