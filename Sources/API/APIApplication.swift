@@ -36,38 +36,47 @@ public struct APIApplication: Sendable {
         self.listPaging = listPaging
     }
 
+    /// Every route, in groups that declare who may call them: the anonymous group holds the
+    /// operations routes, sign-in, refresh and avatar downloads; everything else needs
+    /// credentials (`AuthMiddleware` reads the requirement from the request's resolved route).
     public func makeRouter() -> Router {
         var router = Router()
-        OperationsRoutes.register(on: &router, readiness: readiness)
-        MetricsRoutes.register(on: &router, metrics: metrics, pool: pool, auth: auth, sync: sync)
-        if let auth {
-            AuthRoutes.register(on: &router, auth: auth)
-            UserRoutes.register(on: &router, auth: auth)
-            APIKeyRoutes.register(on: &router, auth: auth)
-            AvatarRoutes.register(on: &router, auth: auth)
-            ListingRoutes.register(on: &router, auth: auth, paging: listPaging)
-            WorkItemRoutes.register(on: &router, auth: auth, paging: listPaging)
-            ClaimRoutes.register(on: &router, auth: auth)
-            HistoryRoutes.register(on: &router, auth: auth, paging: listPaging)
-            NoteRoutes.register(on: &router, auth: auth, paging: listPaging)
-            SubtaskRoutes.register(on: &router, auth: auth, paging: listPaging)
-            if let sync { SyncRoutes.register(on: &router, auth: auth, sync: sync) }
+        router.group(auth: .anonymous) { open in
+            OperationsRoutes.register(on: &open, readiness: readiness)
+            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync)
+            if let auth {
+                AuthRoutes.registerSignIn(on: &open, auth: auth)
+                AvatarRoutes.registerDownload(on: &open, auth: auth)
+            }
+        }
+        guard let auth else { return router }
+        router.group(auth: .required) { api in
+            AuthRoutes.register(on: &api, auth: auth)
+            UserRoutes.register(on: &api, auth: auth)
+            APIKeyRoutes.register(on: &api, auth: auth)
+            AvatarRoutes.register(on: &api, auth: auth)
+            ListingRoutes.register(on: &api, auth: auth, paging: listPaging)
+            WorkItemRoutes.register(on: &api, auth: auth, paging: listPaging)
+            ClaimRoutes.register(on: &api, auth: auth)
+            HistoryRoutes.register(on: &api, auth: auth, paging: listPaging)
+            NoteRoutes.register(on: &api, auth: auth, paging: listPaging)
+            SubtaskRoutes.register(on: &api, auth: auth, paging: listPaging)
+            if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             // Push replays mutations through every route registered above, so it comes last.
-            let resources = router
-            SyncPushRoutes.register(on: &router, resources: resources, auth: auth, log: MutationLog(pool: auth.pool))
+            let resources = api
+            SyncPushRoutes.register(on: &api, resources: resources, auth: auth, log: MutationLog(pool: auth.pool))
         }
         return router
     }
 
     /// Outermost first: find the real client address, log and count every request with its
     /// final status, gzip the final response (errors included, as rendered), render errors as
-    /// JSON, and map database errors before that rendering sees them; then authenticate /v1
-    /// requests.
+    /// JSON, and map database errors before that rendering sees them; then authenticate
+    /// requests whose route requires it. All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
-        let router = makeRouter()
         let base: [any Middleware] = [
-            ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(router: router),
-            MetricsMiddleware(router: router, metrics: metrics),
+            ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
+            MetricsMiddleware(metrics: metrics),
             CompressionMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }

@@ -4,8 +4,10 @@ import HTTP1
 import HTTPServer
 import Logging
 
-/// Authenticates every `/v1` request except sign-in, refresh and avatar downloads, and puts a
-/// `Principal` on the context.
+/// Authenticates every request whose route requires it (declared per route group in
+/// `APIApplication.makeRouter`, read from the request's resolved route), and puts a
+/// `Principal` on the context. A request that matches no route needs credentials when its
+/// first path segment's routes do (`Router.resolve`), so anonymous callers cannot probe /v1.
 ///
 /// - JWT access tokens are verified with the signing secret and the in-memory
 ///   `RevokedSessions` set: no database round trip.
@@ -22,7 +24,8 @@ public struct AuthMiddleware: Middleware {
 
     public func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
-        guard Self.requiresAuthentication(method: request.method, path: request.path) else {
+        // No resolved route (a responder that does not route): fail closed.
+        guard (context.route?.authentication ?? .required) == .required else {
             return try next(request, context)
         }
         var context = context
@@ -34,15 +37,6 @@ public struct AuthMiddleware: Middleware {
         context.logFields["user_id"] = userID
         context.logger[metadataKey: "user_id"] = userID
         return try next(request, context)
-    }
-
-    static func requiresAuthentication(method: HTTPMethod, path: Substring) -> Bool {
-        guard path.hasPrefix("/v1/") || path == "/v1" else { return false }
-        // Preflights carry no credentials by design (CORS).
-        if method == .options { return false }
-        if method == .post, path == "/v1/auth/login" || path == "/v1/auth/refresh" { return false }
-        if method == .get || method == .head, path.hasPrefix("/v1/avatars/") { return false }
-        return true
     }
 
     func authenticate(_ request: HTTPRequest) throws -> Principal {

@@ -8,7 +8,8 @@ import Store
 /// Sign-in, token refresh, sign-out and the caller's own profile (SPEC 5, "Auth"). The
 /// password-checking parts are in `AuthRoutes+Passwords.swift`; they run on the KDF pool.
 enum AuthRoutes {
-    static func register(on router: inout Router, auth: AuthService) {
+    /// Sign-in and refresh: the routes that hand out credentials, so they take none.
+    static func registerSignIn(on router: inout Router, auth: AuthService) {
         router.post("/v1/auth/login") { request, context in
             let credentials = try SignInCredentials(request)
             return auth.passwordWork.respond(context) { try signIn(credentials, request, context, auth) }
@@ -35,6 +36,10 @@ enum AuthRoutes {
                 throw invalid
             }
         }
+    }
+
+    /// Sign-out and the caller's own profile: for authenticated callers.
+    static func register(on router: inout Router, auth: AuthService) {
         router.post("/v1/auth/logout") { _, context in
             let principal = try AuthService.principal(context)
             guard let sessionID = principal.sessionID else {

@@ -32,6 +32,10 @@ enum AvatarRoutes {
             }
             return .response(try .json(JSONOutput.user(updated)))
         }
+    }
+
+    /// Downloads by hash: anonymous (see above), so `<img>` tags and caches can fetch them.
+    static func registerDownload(on router: inout Router, auth: AuthService) {
         router.get("/v1/avatars/{hash}") { request, context in
             let hash = try context.pathParameter("hash")
             guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),

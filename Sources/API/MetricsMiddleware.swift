@@ -1,17 +1,17 @@
 import HTTP1
 import HTTPServer
 
-/// Records every request's status and duration under the route pattern the router would pick.
-/// Sits outside the error middleware so it sees the final status of thrown errors too.
+/// Records every request's status and duration under its route pattern (the request's one
+/// match, `RequestContext.route`; `unmatched` for 404/405). Sits outside the error middleware
+/// so it sees the final status of thrown errors too.
 struct MetricsMiddleware: Middleware {
-    let router: Router
     let metrics: RequestMetrics
 
     func handle(_ request: HTTPRequest, _ context: RequestContext,
                 next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         let start = ContinuousClock.now
         let method = request.method.rawValue
-        let route = router.pattern(method: request.method, path: request.path) ?? RequestMetrics.unmatchedRoute
+        let route = context.route?.pattern ?? RequestMetrics.unmatchedRoute
         let metrics = metrics
         let reply: HandlerReply
         do {

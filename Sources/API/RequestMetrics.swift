@@ -25,7 +25,7 @@ public final class RequestMetrics: Sendable {
     /// Upper bounds in seconds; `+Inf` is implied.
     public static let durationBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     /// The route label of requests no route matched (404, 405).
-    public static let unmatchedRoute = "unmatched"
+    public static let unmatchedRoute = ResolvedRoute.unmatchedLabel
 
     private let state = Mutex(State())
 

@@ -28,7 +28,7 @@ enum SyncRoutes {
             do {
                 page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
             } catch {
-                throw SyncService.httpError(for: error)
+                throw SyncService.mapped(error)
             }
             guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page)) }
             let completion = ResponseCompletion()
@@ -43,6 +43,10 @@ enum SyncRoutes {
                     if !final && page.isEmpty && !page.hasMore { return nil }
                     return SyncService.render(page)
                 } catch {
+                    // No middleware sees a parked request's failure: log what it would.
+                    if !(SyncService.mapped(error) is HTTPError) {
+                        context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
+                    }
                     return SyncService.httpError(for: error).response
                 }
             }, generation: generation)

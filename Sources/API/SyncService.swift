@@ -70,6 +70,15 @@ public final class SyncService: Sendable {
                      body: Array(page.json().utf8))
     }
 
+    /// `httpError(for:)` for the failures it knows; anything else (an `UnknownStoredValue`)
+    /// passes on unchanged, so `ErrorMiddleware` logs it and answers 500.
+    static func mapped(_ error: any Error) -> any Error {
+        switch error {
+        case is SyncFeedError, is HTTPError, is PostgresError: httpError(for: error)
+        default: error
+        }
+    }
+
     static func httpError(for error: any Error) -> HTTPError {
         switch error {
         case SyncFeedError.invalidCursor:

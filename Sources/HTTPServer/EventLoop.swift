@@ -246,10 +246,13 @@ final class EventLoop: @unchecked Sendable {
         let address = record.remoteAddress
         let chain = chain
         let logger = logger
+        // The request's one route match: here, because it decides which thread runs it.
+        let route = chain.responder.route(for: dispatch.request)
         let job: @Sendable () -> Void = { [self] in
-            let context = RequestContext(requestID: dispatch.requestID,
+            var context = RequestContext(requestID: dispatch.requestID,
                                          query: QueryParameters(parsing: dispatch.request.query),
                                          logger: logger, remoteAddress: address)
+            context.route = route
             let reply: HandlerReply
             do {
                 reply = try chain.run(dispatch.request, context)
@@ -260,7 +263,7 @@ final class EventLoop: @unchecked Sendable {
             // pipelined request recursively, without bound.
             self.post(.reply(id, reply))
         }
-        if chain.responder.runsOnEventLoop(dispatch.request) { job() } else { workers.submit(job) }
+        if route?.runsOnEventLoop == true { job() } else { workers.submit(job) }
     }
 
     private func deliver(_ response: HTTPResponse, to record: ConnectionRecord) {

@@ -3,14 +3,12 @@ import HTTP1
 /// Turns a request into a reply. `Router` is the usual one; tests and special servers may
 /// supply their own. Runs on a worker thread, so it may block (e.g. on the database).
 public protocol HTTPResponder: Sendable {
+    /// Matches `request` to a route, once per request: the server calls it before the
+    /// middleware and carries the result in `RequestContext.route` (nil: this responder does
+    /// not route, and its requests run on a worker). No default, so a router whose method
+    /// signature drifts fails to compile instead of silently never resolving.
+    func route(for request: HTTPRequest) -> ResolvedRoute?
     func respond(to request: HTTPRequest, context: RequestContext) throws -> HandlerReply
-    /// True when answering `request` never blocks, so the event loop may run it itself
-    /// instead of handing it to a worker (see `Router.on(_:_:runsOnEventLoop:handler:)`).
-    func runsOnEventLoop(_ request: HTTPRequest) -> Bool
-}
-
-extension HTTPResponder {
-    public func runsOnEventLoop(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// A handler as a closure.

@@ -2,21 +2,16 @@ import HTTP1
 import Logging
 
 /// Logs one line per request: request id (the context logger's metadata), method, path
-/// (without the query), client address (`RequestContext.clientAddress`), route pattern,
+/// (without the query), client address (`RequestContext.clientAddress`), route pattern (from
+/// `RequestContext.route`, `unmatched` for 404/405; omitted when the responder does not route),
 /// status, duration in milliseconds, and whatever inner layers put in
 /// `RequestContext.logFields` (the authenticated `user_id`). Never bodies,
 /// queries or header values, so passwords and tokens cannot reach the log.
 public struct LoggingMiddleware: Middleware {
-    /// The `route` of requests no route answers (404, 405), as in the metrics.
-    public static let unmatchedRoute = "unmatched"
-
     public let level: Logger.Level
-    /// Names the route pattern (`/v1/users/{id}`) instead of the raw path; nil omits `route`.
-    let router: Router?
 
-    public init(level: Logger.Level = .info, router: Router? = nil) {
+    public init(level: Logger.Level = .info) {
         self.level = level
-        self.router = router
     }
 
     public func handle(_ request: HTTPRequest, _ context: RequestContext,
@@ -24,9 +19,7 @@ public struct LoggingMiddleware: Middleware {
         let start = ContinuousClock.now
         var line: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(String(request.path)),
                                      "client_address": .string(context.clientAddress)]
-        if let router {
-            line["route"] = .string(router.pattern(method: request.method, path: request.path) ?? Self.unmatchedRoute)
-        }
+        if let route = context.route { line["route"] = .string(route.label) }
         let fixed = line
         let logger = context.logger
         let level = level

@@ -13,8 +13,13 @@ struct MiddlewareChain: Sendable {
     let middleware: [any Middleware]
     let responder: any HTTPResponder
 
+    /// Runs the chain; `context.route` is resolved here unless the caller (the event loop,
+    /// which needs it to pick a thread) already did.
     func run(_ request: HTTPRequest, _ context: RequestContext) throws -> HandlerReply {
-        try run(from: 0, request, context)
+        guard context.route == nil else { return try run(from: 0, request, context) }
+        var context = context
+        context.route = responder.route(for: request)
+        return try run(from: 0, request, context)
     }
 
     private func run(from index: Int, _ request: HTTPRequest, _ context: RequestContext) throws -> HandlerReply {

@@ -6,6 +6,9 @@ import Logging
 public struct RequestContext: Sendable {
     /// The request id echoed in `X-Request-Id` (the client's, when it sent a sane one).
     public let requestID: String
+    /// The request's route, matched once before the middleware runs (nil when the responder
+    /// is not a router). Logging, metrics and authentication read it; the router dispatches from it.
+    public var route: ResolvedRoute?
     /// `{name}` segments of the matched route, percent-decoded. Set by the router.
     public var pathParameters: [String: String] = [:]
     /// The decoded query string.

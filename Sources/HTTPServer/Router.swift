@@ -8,12 +8,17 @@ import HTTP1
 /// Unknown paths answer 404 `not_found`; known paths with another method answer 405
 /// `method_not_allowed` with `Allow`. HEAD runs the GET handler (the server drops the body);
 /// OPTIONS on a known path without its own handler answers 204 with `Allow`.
+///
+/// Each request is matched once (`resolve(_:)`, called by the server before the middleware);
+/// the result travels in `RequestContext.route` and `respond` dispatches from it. Routes are
+/// registered inside groups that declare whether they need authentication (`group(auth:_:)`).
 public struct Router: HTTPResponder {
     struct Route: Sendable {
         var pattern: String
         var parameterNames: [String]
         var handler: RequestHandler
         var runsOnEventLoop: Bool
+        var authentication: RouteAuthentication
     }
 
     struct Node: Sendable {
@@ -22,15 +27,27 @@ public struct Router: HTTPResponder {
         var routes: [HTTPMethod: Route] = [:]
     }
 
-    enum Match {
-        case found(Route, [String: String])
-        case methodNotAllowed(allow: [String])
-        case notFound
-    }
-
     private var nodes: [Node] = [Node()]
+    /// The requirement of routes registered now: the innermost `group`'s, anonymous outside any.
+    private var currentAuthentication = RouteAuthentication.anonymous
+    /// Per first path segment (`v1`), the strictest requirement of its routes: what a request
+    /// there that matches no route (404/405) needs, so unknown paths under a protected API
+    /// answer 401 to anonymous callers rather than revealing which paths exist.
+    private var namespaceAuthentication: [String: RouteAuthentication] = [:]
+
+    /// Called with every resolution, for tracing and for tests that count matches.
+    public var onResolve: (@Sendable (ResolvedRoute) -> Void)?
 
     public init() {}
+
+    /// Registers the routes `register` adds with the authentication requirement `auth`
+    /// (Hummingbird's `RouterGroup`, without a path prefix: routes keep their full patterns).
+    public mutating func group(auth: RouteAuthentication, _ register: (inout Router) -> Void) {
+        let outer = currentAuthentication
+        currentAuthentication = auth
+        register(&self)
+        currentAuthentication = outer
+    }
 
     /// Registers `handler` for `method` on `pattern` (e.g. `/v1/tasks/{id}/claim`).
     /// A later registration of the same method and pattern replaces the earlier one.
@@ -41,7 +58,12 @@ public struct Router: HTTPResponder {
                             handler: @escaping RequestHandler) {
         var node = 0
         var names: [String] = []
-        for segment in Self.segments(of: Substring(pattern)) {
+        let segments = Self.segments(of: Substring(pattern))
+        if let first = segments.first {
+            namespaceAuthentication[String(first)] = max(namespaceAuthentication[String(first)] ?? .anonymous,
+                                                          currentAuthentication)
+        }
+        for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
                 names.append(String(segment.dropFirst().dropLast()))
                 if let child = nodes[node].parameterChild {
@@ -63,7 +85,7 @@ public struct Router: HTTPResponder {
             }
         }
         nodes[node].routes[method] = Route(pattern: pattern, parameterNames: names, handler: handler,
-                                             runsOnEventLoop: runsOnEventLoop)
+                                             runsOnEventLoop: runsOnEventLoop, authentication: currentAuthentication)
     }
 
     /// Every registered (method, pattern), sorted by pattern then method: for checking the
@@ -71,18 +93,6 @@ public struct Router: HTTPResponder {
     public var routes: [(method: HTTPMethod, pattern: String)] {
         nodes.flatMap { node in node.routes.map { (method: $0.key, pattern: $0.value.pattern) } }
             .sorted { ($0.pattern, $0.method.rawValue) < ($1.pattern, $1.method.rawValue) }
-    }
-
-    /// The pattern of the route that would answer `method` on `path`, or nil for 404/405
-    /// (so unmatched paths never become metric labels).
-    public func pattern(method: HTTPMethod, path: Substring) -> String? {
-        guard case .found(let route, _)? = try? match(method: method, path: path) else { return nil }
-        return route.pattern
-    }
-
-    public func runsOnEventLoop(_ request: HTTPRequest) -> Bool {
-        guard case .found(let route, _)? = try? match(method: request.method, path: request.path) else { return false }
-        return route.runsOnEventLoop
     }
 
     public mutating func get(_ pattern: String, runsOnEventLoop: Bool = false, handler: @escaping RequestHandler) {
@@ -93,12 +103,26 @@ public struct Router: HTTPResponder {
     public mutating func patch(_ pattern: String, handler: @escaping RequestHandler) { on(.patch, pattern, handler: handler) }
     public mutating func delete(_ pattern: String, handler: @escaping RequestHandler) { on(.delete, pattern, handler: handler) }
 
+    /// Matches `request` against the routes: the one match of the request (see `ResolvedRoute`).
+    /// A request no route answers needs authentication when routes under its first path
+    /// segment do, except OPTIONS, which the router answers itself (CORS preflights carry no
+    /// credentials by design).
+    public func resolve(_ request: HTTPRequest) -> ResolvedRoute {
+        let resolved = resolve(method: request.method, path: request.path)
+        onResolve?(resolved)
+        return resolved
+    }
+
+    public func route(for request: HTTPRequest) -> ResolvedRoute? { resolve(request) }
+
     public func respond(to request: HTTPRequest, context: RequestContext) throws -> HandlerReply {
-        switch try match(method: request.method, path: request.path) {
-        case .found(let route, let parameters):
+        let resolved = context.route.flatMap { $0.resolves(request) ? $0 : nil } ?? resolve(request)
+        switch resolved.outcome {
+        case .found(let handler):
             var context = context
-            context.pathParameters = parameters
-            return try route.handler(request, context)
+            context.route = resolved
+            context.pathParameters = resolved.parameters
+            return try handler(request, context)
         case .methodNotAllowed(let allow):
             let allowValue = allow.joined(separator: ", ")
             if request.method == .options {
@@ -109,31 +133,40 @@ public struct Router: HTTPResponder {
                             extraHeaders: ["Allow": allowValue])
         case .notFound:
             throw HTTPError.notFound()
+        case .invalidPath(let error):
+            throw error
         }
     }
 
-    /// Finds the handler for `method` and the raw (percent-encoded) `path`.
-    func match(method: HTTPMethod, path: Substring) throws -> Match {
-        guard path.first == "/" else { return .notFound }
+    private func resolve(method: HTTPMethod, path: Substring) -> ResolvedRoute {
+        func unmatched(_ outcome: ResolvedRoute.Outcome, namespace: String?) -> ResolvedRoute {
+            let needed = method == .options ? .anonymous : namespace.flatMap { namespaceAuthentication[$0] } ?? .anonymous
+            return ResolvedRoute(method: method, path: path, outcome: outcome, pattern: nil, parameters: [:],
+                                 authentication: needed, runsOnEventLoop: false)
+        }
+        guard path.first == "/" else { return unmatched(.notFound, namespace: nil) }
         var decoded: [String] = []
         for segment in Self.segments(of: path) {
             guard let value = PercentDecoding.decode(segment, plusAsSpace: false) else {
-                throw HTTPError.badRequest(code: "invalid_path", "The request path has a malformed percent-encoding.")
+                let error = HTTPError.badRequest(code: "invalid_path", "The request path has a malformed percent-encoding.")
+                return unmatched(.invalidPath(error), namespace: decoded.first)
             }
             decoded.append(value)
         }
         var values: [String] = []
-        guard let nodeIndex = find(decoded, 0, 0, &values) else { return .notFound }
+        guard let nodeIndex = find(decoded, 0, 0, &values) else { return unmatched(.notFound, namespace: decoded.first) }
         let routes = nodes[nodeIndex].routes
         let route = routes[method] ?? (method == .head ? routes[.get] : nil)
         guard let route else {
             var allow = Set(routes.keys.map(\.rawValue))
             if allow.contains("GET") { allow.insert("HEAD") }
-            return .methodNotAllowed(allow: allow.sorted())
+            return unmatched(.methodNotAllowed(allow: allow.sorted()), namespace: decoded.first)
         }
         var parameters: [String: String] = [:]
         for (name, value) in zip(route.parameterNames, values) { parameters[name] = value }
-        return .found(route, parameters)
+        return ResolvedRoute(method: method, path: path, outcome: .found(route.handler), pattern: route.pattern,
+                             parameters: parameters, authentication: route.authentication,
+                             runsOnEventLoop: route.runsOnEventLoop)
     }
 
     private func find(_ segments: [String], _ index: Int, _ node: Int, _ values: inout [String]) -> Int? {

@@ -99,7 +99,7 @@ public struct ListingStore: Sendable {
             FOR UPDATE OF l
             """)
         guard let row = rows.first else { throw ResourceError.notFound }
-        return Locked(status: ListingStatus(rawValue: try row.decode("status")) ?? .draft,
+        return Locked(status: try row.decodeKnown("status", table: "listings"),
                       version: try row.decode("version"), ownedBy: try row.decode("owned_by"),
                       assignedStaff: try row.decode("assigned_staff"),
                       mayUpdate: try row.decode("may_update"), mayManage: try row.decode("may_manage"))

@@ -33,6 +33,14 @@ extension SyncFeed {
             default: nil
             }
         }
+
+        /// A reference read from the database: an unknown kind is an error, not a parent
+        /// silently never sent.
+        static func stored(kind: String, id: String, column: String) throws -> ParentRef {
+            let ref = ParentRef(kind: kind, id: id)
+            guard ref.stage != nil else { throw UnknownStoredValue(column: column, value: kind) }
+            return ref
+        }
     }
 
     /// A parent fetched to travel with a child.
@@ -51,7 +59,10 @@ extension SyncFeed {
             WHERE user_id = \(viewer.userID) AND granted AND c.txid >= \(String(chainStart.xmin))::xid8
               AND NOT pg_visible_in_snapshot(c.txid, \(chainStart.text)::pg_snapshot)
             """)
-        return Set(try rows.map { ParentRef(kind: try $0.decode("entity_type"), id: try $0.decode("entity_id")) })
+        return Set(try rows.map {
+            try ParentRef.stored(kind: try $0.decode("entity_type"), id: try $0.decode("entity_id"),
+                                 column: "sync_access_changes.entity_type")
+        })
     }
 
     /// The suspect parents of `rows`, and the suspect parents of those, that the page does
@@ -103,6 +114,6 @@ extension SyncFeed {
 
     static func parentRef(_ row: PostgresRow) throws -> ParentRef? {
         guard let kind: String = try row.decode("parent_kind"), let id: String = try row.decode("parent_id") else { return nil }
-        return ParentRef(kind: kind, id: id)
+        return try ParentRef.stored(kind: kind, id: id, column: "parent_type")
     }
 }

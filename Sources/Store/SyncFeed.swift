@@ -201,7 +201,8 @@ public struct SyncFeed: Sendable {
             switch try row.decode("entity_type", as: String.self) {
             case "listing": grants.listings.append(id)
             case "task": grants.tasks.append(id)
-            default: grants.activities.append(id)
+            case "activity": grants.activities.append(id)
+            case let other: throw UnknownStoredValue(column: "sync_access_changes.entity_type", value: other)
             }
         }
         return grants

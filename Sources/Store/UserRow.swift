@@ -7,10 +7,7 @@ enum UserRow {
     static let columns = "u.id, u.name, u.email, u.user_type, u.avatar_hash, u.deactivated_at, u.created_at, u.updated_at, u.version"
 
     static func decode(_ row: PostgresRow) throws -> User {
-        let typeName: String = try row.decode("user_type")
-        guard let userType = UserType(rawValue: typeName) else {
-            throw PostgresError(kind: .decoding, message: "unknown user_type")
-        }
+        let userType: UserType = try row.decodeKnown("user_type", table: "users")
         return User(
             id: try row.decode("id"), name: try row.decode("name"), email: try row.decode("email"),
             userType: userType, avatarHash: try row.decode("avatar_hash"),

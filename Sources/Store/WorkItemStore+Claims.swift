@@ -29,7 +29,7 @@ extension WorkItemStore {
                 guard let row = rows.first else { throw ResourceError.notFound }
                 let holder: UUID? = try row.decode("claimed_by")
                 if holder == viewer.userID { return (try ResourceSQL.decodeRow(row), false) }
-                let status = WorkItemStatus(rawValue: try row.decode("status")) ?? .deleted
+                let status = try row.decodeKnown("status", as: WorkItemStatus.self, table: table)
                 if !status.isClaimable { throw ResourceError.notClaimable(status) }
                 if let holder {
                     throw ResourceError.claimConflict(claimedBy: holder, claimedAt: try row.decode("claimed_at"))

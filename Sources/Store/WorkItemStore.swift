@@ -112,7 +112,7 @@ public struct WorkItemStore: Sendable {
             FOR UPDATE OF t
             """)
         guard let row = rows.first else { throw ResourceError.notFound }
-        return Locked(status: WorkItemStatus(rawValue: try row.decode("status")) ?? .open,
+        return Locked(status: try row.decodeKnown("status", table: table),
                       version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
                       listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete"))
     }

@@ -25,7 +25,7 @@ final class AuthTestServer {
     init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
          listPaging: ListPaging = ListPaging(),
          refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
-         kdfConcurrency: Int = 2, workerCount: Int = 4) throws {
+         kdfConcurrency: Int = 2, workerCount: Int = 4, adjustRouter: (inout Router) -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
@@ -38,11 +38,13 @@ final class AuthTestServer {
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
             auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies)
         )
+        var router = application.makeRouter()
+        adjustRouter(&router)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,
                                                    limits: HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes),
                                                    workerCount: workerCount),
-            responder: application.makeRouter(), middleware: application.middleware,
+            responder: router, middleware: application.middleware,
             logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         try server.start()

@@ -81,7 +81,7 @@ final class LogRecorder: Sendable {
         let context = RequestContext(requestID: "req-2", logger: recorder.logger, remoteAddress: "x")
         var router = Router()
         router.delete("/v1/users/{id}") { _, _ in .response(HTTPResponse(status: .noContent)) }
-        let chain = MiddlewareChain(middleware: [LoggingMiddleware(router: router), ErrorMiddleware(), MarkUser()],
+        let chain = MiddlewareChain(middleware: [LoggingMiddleware(), ErrorMiddleware(), MarkUser()],
                                     responder: router)
         _ = try chain.run(Self.request(.delete, target), context)
         let metadata = try #require(recorder.entries.withLock { $0 }.first?.metadata)

@@ -36,27 +36,34 @@ import Testing
         ("GET", "*", .notFound),
     ])
     func match_table(method: String, path: String, expected: Expected) throws {
-        let match = try Self.router.match(method: HTTPMethod(method), path: Substring(path))
-        switch (match, expected) {
-        case (.found(let route, let parameters), .route(let name, let expectedParameters)):
+        let head = HTTPRequestHead(method: HTTPMethod(method), target: path, version: .http11, headers: ["Host": "x"])
+        let match = Self.router.resolve(HTTPRequest(head: head))
+        switch (match.outcome, expected) {
+        case (.found(let handler), .route(let name, let expectedParameters)):
             let context = RequestContext(requestID: "t", logger: Logger(label: "t"), remoteAddress: "x")
-            let head = HTTPRequestHead(method: HTTPMethod(method), target: path, version: .http11, headers: ["Host": "x"])
-            guard case .response(let response) = try route.handler(HTTPRequest(head: head), context) else {
+            guard case .response(let response) = try handler(HTTPRequest(head: head), context) else {
                 Issue.record("expected a response"); return
             }
             #expect(String(decoding: response.body, as: UTF8.self) == name)
-            #expect(parameters == expectedParameters)
+            #expect(match.parameters == expectedParameters)
+            #expect(match.pattern.map { "\(method == "HEAD" ? "GET" : method) \($0)" } == name)
         case (.notFound, .notFound):
             break
         case (.methodNotAllowed(let allow), .notAllowed(let expectedAllow)):
             #expect(allow == expectedAllow)
         default:
-            Issue.record("\(method) \(path): got \(match), expected \(expected)")
+            Issue.record("\(method) \(path): got \(match.outcome), expected \(expected)")
         }
     }
 
-    @Test func match_malformedPercentEncoding_throws400() {
-        #expect(throws: HTTPError.self) { try Self.router.match(method: .get, path: "/v1/tasks/%zz") }
+    @Test func match_malformedPercentEncoding_throws400() throws {
+        let head = HTTPRequestHead(method: .get, target: "/v1/tasks/%zz", version: .http11, headers: ["Host": "x"])
+        guard case .invalidPath(let error) = Self.router.resolve(HTTPRequest(head: head)).outcome else {
+            Issue.record("expected invalidPath"); return
+        }
+        #expect(error.status == .badRequest)
+        let context = RequestContext(requestID: "t", logger: Logger(label: "t"), remoteAddress: "x")
+        #expect(throws: HTTPError.self) { try Self.router.respond(to: HTTPRequest(head: head), context: context) }
     }
 
     @Test func queryParameters_decodePercentAndPlus() {
