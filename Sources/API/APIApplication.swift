@@ -62,9 +62,7 @@ public struct APIApplication: Sendable {
             NoteRoutes.register(on: &api, auth: auth, paging: listPaging)
             SubtaskRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
-            // Push replays mutations through every route registered above, so it comes last.
-            let resources = api
-            SyncPushRoutes.register(on: &api, resources: resources, auth: auth, log: MutationLog(pool: auth.pool))
+            SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
         }
         return router
     }

@@ -25,18 +25,9 @@ enum NoteRoutes {
         }
         router.post("/v1/notes") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
-            var body = try JSONRequestBody(request, allowed: ["id", "parent_type", "parent_id", "content"],
-                                           ignored: ChildHTTP.ignoredOnWrite.union(["created_by", "edited_at", "edited_by"]))
-            let id = body.uuidField("id", required: false)
-            let parentType = body.parentType(forSubtask: false)
-            let parentID = body.uuidField("parent_id", required: true)
-            let content = body.string("content", required: true)
-            if let content { body.add(ChildRules.checkNoteContent(content)) }
-            try body.finish()
-            guard let parentType, let parentID, let content else { throw JSONRequestBody.validationFailed(body.errors) }
-            let result = try run {
-                try notes.create(.init(id: id, parentType: parentType, parentID: parentID, content: content), viewer: viewer)
-            }
+            var body = try ChildInputParser.noteCreation.body(request)
+            let note = try ChildInputParser.newNote(&body)
+            let result = try run { try notes.create(note, viewer: viewer) }
             return .response(ChildHTTP.created(result, collection: "notes"))
         }
         router.get("/v1/notes/{id}") { _, context in
@@ -47,12 +38,8 @@ enum NoteRoutes {
         router.patch("/v1/notes/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            // The parent and author are fixed at creation; sent back, they are ignored.
-            var body = try JSONRequestBody(request, allowed: ["content"], ignored: ChildHTTP.ignoredOnWrite.union(
-                ["created_by", "parent_type", "parent_id", "edited_at", "edited_by"]))
-            let content = body.string("content", required: false)
-            if let content { body.add(ChildRules.checkNoteContent(content)) }
-            try body.finish()
+            var body = try ChildInputParser.noteChange.body(request)
+            let content = try ChildInputParser.noteContent(&body)
             let check = IfMatch.check(request)
             let row = try run { try notes.update(id: id, content: content, viewer: viewer, check: check) }
             return .response(ChildHTTP.row(row))
@@ -65,7 +52,7 @@ enum NoteRoutes {
         }
     }
 
-    private static func run<Result>(_ body: () throws -> Result) throws -> Result {
+    static func run<Result>(_ body: () throws -> Result) throws -> Result {
         try ChildHTTP.run(noun: "note", forbidden: forbidden, body)
     }
 }

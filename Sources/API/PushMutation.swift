@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import HTTP1
 import HTTPServer
 
 /// One entry of a sync push (SPEC 6), checked on its own so that one malformed entry is
@@ -8,24 +7,11 @@ import HTTPServer
 struct PushMutation {
     enum Operation: String { case upsert, delete, claim, release }
 
-    /// The synced kinds a client may write, with their resource paths. Users are managed
-    /// through the user routes, history rows are server-written: neither can be pushed.
+    /// The synced kinds a client may write. Users are managed through the user routes,
+    /// history rows are server-written: neither can be pushed.
     enum Kind: String {
         case listing, task, activity, note, subtask
 
-        var collection: String {
-            switch self {
-            case .listing: "listings"
-            case .task: "tasks"
-            case .activity: "activities"
-            case .note: "notes"
-            case .subtask: "subtasks"
-            }
-        }
-
-        /// Listings, tasks and activities have create-or-replace PUT; notes and subtasks are
-        /// created with POST and edited with PATCH.
-        var hasPut: Bool { self == .listing || self == .task || self == .activity }
         var isClaimable: Bool { self == .task || self == .activity }
     }
 
@@ -35,6 +21,9 @@ struct PushMutation {
     let id: UUID
     let record: [String: JSONValue]
     let baseVersion: Int?
+
+    static let onlyWorkItemsClaim = FieldError(field: "op", code: "invalid_value",
+                                               message: "Only tasks and activities can be claimed.")
 
     static let allowedFields: Set<String> = ["mutation_id", "op", "type", "id", "record", "base_version"]
 
@@ -72,7 +61,7 @@ struct PushMutation {
             errors.append(FieldError(field: "base_version", code: "invalid_value", message: "Must be a positive integer."))
         }
         if let operation, let kind, operation == .claim || operation == .release, !kind.isClaimable {
-            errors.append(FieldError(field: "op", code: "invalid_value", message: "Only tasks and activities can be claimed."))
+            errors.append(onlyWorkItemsClaim)
         }
         guard errors.isEmpty, let mutationID, let operation, let kind, let id else {
             return (mutationID, .failure(JSONRequestBody.validationFailed(errors)))
@@ -97,51 +86,5 @@ struct PushMutation {
             return nil
         }
         return parsed
-    }
-
-    var path: String { "/v1/\(kind.collection)/\(id.uuidString.lowercased())" }
-
-    /// The resource request(s) this mutation stands for, in the order to try them: the same
-    /// routes, validation and rules as the REST API (SPEC 6: "the same rules and side
-    /// effects"). `base_version` becomes `If-Match`, so a stale one answers 412 → conflict.
-    func requests() -> [HTTPRequest] {
-        var headers: HTTPHeaders = ["Host": "push.internal"]
-        if let baseVersion { headers.set(name: "If-Match", value: "\"\(baseVersion)\"") }
-        switch operation {
-        case .upsert where kind.hasPut:
-            return [request(.put, path, headers, body: record)]
-        case .upsert:
-            // Edit if it exists, else create it with the client's id.
-            var creation = record
-            creation["id"] = .string(id.uuidString.lowercased())
-            var createHeaders = headers
-            createHeaders.remove(name: "If-Match")
-            return [request(.patch, path, headers, body: record),
-                    request(.post, "/v1/\(kind.collection)", createHeaders, body: creation)]
-        case .delete:
-            return [request(.delete, path, headers, body: nil)]
-        case .claim:
-            return [request(.post, path + "/claim", headers, body: nil)]
-        case .release:
-            return [request(.delete, path + "/claim", headers, body: nil)]
-        }
-    }
-
-    /// Reads the server's current row, for conflict results.
-    func currentRowRequest() -> HTTPRequest {
-        request(.get, path, ["Host": "push.internal"], body: nil)
-    }
-
-    private func request(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders,
-                         body: [String: JSONValue]?) -> HTTPRequest {
-        var headers = headers
-        var bytes: [UInt8] = []
-        if let body {
-            bytes = Array((try? JSONEncoder().encode(JSONValue.object(body))) ?? Data("{}".utf8))
-            headers.set(name: "Content-Type", value: "application/json")
-        }
-        headers.set(name: "Content-Length", value: String(bytes.count))
-        return HTTPRequest(head: HTTPRequestHead(method: method, target: target, version: .http11, headers: headers),
-                           body: bytes)
     }
 }

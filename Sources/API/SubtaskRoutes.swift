@@ -25,20 +25,8 @@ enum SubtaskRoutes {
         }
         router.post("/v1/subtasks") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
-            var body = try JSONRequestBody(request, allowed: ["id", "parent_type", "parent_id", "title", "completed", "position"],
-                                           ignored: ChildHTTP.ignoredOnWrite)
-            var errors: [FieldError] = []
-            let id = body.uuidField("id", required: false)
-            let parentType = body.parentType(forSubtask: true)
-            let parentID = body.uuidField("parent_id", required: true)
-            let title = body.string("title", required: true).flatMap { ChildRules.checkSubtaskTitle($0, errors: &errors) }
-            let completed = body.bool("completed")
-            let position = body.numberField("position").flatMap { ChildRules.checkPosition($0, errors: &errors) }
-            errors.forEach { body.add($0) }
-            try body.finish()
-            guard let parentType, let parentID, let title else { throw JSONRequestBody.validationFailed(body.errors) }
-            let subtask = SubtaskStore.NewSubtask(id: id, parentType: parentType, parentID: parentID, title: title,
-                                                  completed: completed, position: position)
+            var body = try ChildInputParser.subtaskCreation.body(request)
+            let subtask = try ChildInputParser.newSubtask(&body)
             let result = try run { try subtasks.create(subtask, viewer: viewer) }
             return .response(ChildHTTP.created(result, collection: "subtasks"))
         }
@@ -50,19 +38,11 @@ enum SubtaskRoutes {
         router.patch("/v1/subtasks/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            // A subtask stays with its parent; parent fields sent back are ignored.
-            var body = try JSONRequestBody(request, allowed: ["title", "completed", "position"],
-                                           ignored: ChildHTTP.ignoredOnWrite.union(["parent_type", "parent_id"]))
-            var errors: [FieldError] = []
-            let title = body.string("title", required: false).flatMap { ChildRules.checkSubtaskTitle($0, errors: &errors) }
-            let completed = body.bool("completed")
-            let position = body.numberField("position").flatMap { ChildRules.checkPosition($0, errors: &errors) }
-            errors.forEach { body.add($0) }
-            try body.finish()
+            var body = try ChildInputParser.subtaskChange.body(request)
+            let changes = try ChildInputParser.subtaskChanges(&body)
             let check = IfMatch.check(request)
             let row = try run {
-                try subtasks.update(id: id, changes: .init(title: title, completed: completed, position: position),
-                                    viewer: viewer, check: check)
+                try subtasks.update(id: id, changes: changes, viewer: viewer, check: check)
             }
             return .response(ChildHTTP.row(row))
         }
@@ -74,7 +54,7 @@ enum SubtaskRoutes {
         }
     }
 
-    private static func run<Result>(_ body: () throws -> Result) throws -> Result {
+    static func run<Result>(_ body: () throws -> Result) throws -> Result {
         try ChildHTTP.run(noun: "subtask", forbidden: forbidden, body)
     }
 }

@@ -2,29 +2,40 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import Logging
+import Postgres
 import Store
 
 /// `POST /v1/sync/push` (SPEC 6): a client's offline queue in one request.
 ///
-/// Each mutation is replayed through the resource routes themselves (`resources`, the router
-/// holding every REST route), as the caller, so push has exactly the validation, visibility,
-/// permissions, claim rules and side effects of the REST API — there is no second copy of
-/// those rules to drift. Each mutation runs in its own transaction (the route's), in order;
-/// a failure is that mutation's result and never stops the rest.
+/// Each mutation calls the store operation its REST route calls, with the route's input
+/// parser and error mapping (`PushMutation+Apply`), so push has exactly the validation,
+/// visibility, permissions, claim rules and side effects of the REST API. Mutations run in
+/// order, each in its own transaction; a failure is that mutation's result and never stops
+/// the rest.
 ///
-/// Results: `applied` (2xx: the row as the route returned it), `conflict` (412 from a stale
+/// Exactly once: a mutation's transaction first takes its (caller, mutation_id) key in
+/// `sync_mutations`, applies the op inside a savepoint (so a rejection is recorded too),
+/// records the result and commits — effect and result together, so a crash at any instant
+/// leaves both or neither, and a replay gets the recorded result or applies it then. A second
+/// copy of the queue (a retry while the first still runs) waits on the key of the mutation the
+/// first copy is applying, then reads its result: every copy walks the queue in order and gets
+/// the same results. Waits are bounded by `lock_timeout`; past it the push answers 503.
+///
+/// Results: `applied` (the row as the route returns it), `conflict` (412 from a stale
 /// `base_version`, or 409 `claim_conflict`: with the server's current row), `rejected`
-/// (any other error, with the SPEC 4 error object). Each result is recorded under
-/// (caller, mutation_id) before it is sent, and a replay gets the recorded result without the
-/// mutation being applied again (`MutationLog`).
+/// (any other error, with the SPEC 4 error object).
 enum SyncPushRoutes {
     /// Bounds the work one request can demand; a longer queue is sent in several pushes.
     static let maximumMutations = 500
     /// Results are kept this long; a client offline for longer re-sends mutations that are
     /// then applied again (safe for claims, deletes and versioned upserts).
     static let retentionDays = 30
+    /// How long one mutation may wait for a lock: a concurrent copy's uncommitted mutation or a
+    /// busy row. Past it the push answers 503 + Retry-After and the results so far stay recorded.
+    static let lockTimeoutSeconds = 15
 
-    static func register(on router: inout Router, resources: Router, auth: AuthService, log: MutationLog) {
+    static func register(on router: inout Router, auth: AuthService, log: MutationLog) {
         router.post("/v1/sync/push") { request, context in
             let caller = try auth.currentUser(context)
             var body = try JSONRequestBody(request, allowed: ["mutations"], ignored: [])
@@ -40,7 +51,8 @@ enum SyncPushRoutes {
                                     message: "At most \(maximumMutations) mutations per push; send the rest in another."))
             }
             try body.finish()
-            let pusher = Pusher(resources: resources, log: log, userID: caller.id, context: context)
+            let pusher = Pusher(pool: auth.pool, log: log, viewer: Viewer(userID: caller.id, isAdmin: caller.isAdmin),
+                                logger: context.logger)
             let results = try mutations.map(pusher.result(for:))
             // Pruning rides on pushes (about one in 256) instead of a scheduler: the index on
             // created_at makes it cheap, and a server with no pushes accumulates nothing.
@@ -55,13 +67,14 @@ enum SyncPushRoutes {
 
 /// Applies one push's mutations for one caller.
 private struct Pusher {
-    let resources: Router
+    let pool: PostgresPool
     let log: MutationLog
-    let userID: UUID
-    let context: RequestContext
+    let viewer: Viewer
+    let logger: Logger
 
-    /// The JSON result object for one entry. Throws only when the database is unreachable —
-    /// then the whole push fails with 503 and the client retries it (replays are safe).
+    /// The JSON result object for one entry. Throws when the database is unreachable or a lock
+    /// wait timed out — then the whole push fails with 503 and the client retries it (replays
+    /// are safe: every result so far is recorded).
     func result(for value: JSONValue) throws -> String {
         let (mutationID, parsed) = PushMutation.parse(value)
         let mutation: PushMutation
@@ -71,73 +84,53 @@ private struct Pusher {
         case .success(let valid):
             mutation = valid
         }
-        switch try log.reserve(userID: userID, mutationID: mutation.mutationID) {
-        case .replay(let result):
+        // A deadlock or serialization failure rolled everything back, the key included: run
+        // the whole transaction again.
+        return try pool.withTransaction(maxAttempts: 3) { connection in
+            try connection.execute("SET LOCAL lock_timeout = \(unsafeSQL: "'\(SyncPushRoutes.lockTimeoutSeconds)s'")")
+            let claim = try log.claim(userID: viewer.userID, mutationID: mutation.mutationID, on: connection)
+            if case .replay(let result) = claim { return result }
+            let result = try outcome(of: mutation, on: connection)
+            try log.record(userID: viewer.userID, mutationID: mutation.mutationID, result: result, on: connection)
             return result
-        case .inProgress:
-            let busy = HTTPError(status: .conflict, code: "mutation_in_progress",
-                                 message: "This mutation is being applied by another request.",
-                                 hint: "Push it again shortly; you will get its result.")
-            return Self.render(mutationID: mutation.mutationID, status: "rejected", error: busy.response.body)
-        case .reserved:
-            break
         }
-        let result: String
-        do {
-            result = try apply(mutation)
-        } catch {
-            try? log.release(userID: userID, mutationID: mutation.mutationID)
-            throw error
-        }
-        try log.complete(userID: userID, mutationID: mutation.mutationID, result: result)
-        return result
     }
 
-    private func apply(_ mutation: PushMutation) throws -> String {
-        var last = HTTPError.internalError.response
-        for request in mutation.requests() {
-            last = try perform(request)
-            // Only the edit-else-create pair has a second request, taken when the row is missing.
-            if last.status != .notFound { break }
-        }
+    /// Applies the mutation inside a savepoint: a failed op is rolled back alone, and its
+    /// error still becomes the recorded result of this transaction.
+    private func outcome(of mutation: PushMutation, on connection: PostgresConnection) throws -> String {
         let id = mutation.mutationID
-        if (200..<300).contains(last.status.code) {
-            return Self.render(mutationID: id, status: "applied", record: last.body)
-        }
-        if last.status == .preconditionFailed || (last.status == .conflict && Self.code(of: last) == "claim_conflict") {
-            let current = try perform(mutation.currentRowRequest())
-            return Self.render(mutationID: id, status: "conflict",
-                               record: current.status == .ok ? current.body : nil, error: last.body)
-        }
-        return Self.render(mutationID: id, status: "rejected", error: last.body)
-    }
-
-    /// Runs one resource request as the caller and renders errors exactly as the API would.
-    /// Database outages propagate (the push answers 503); everything else is a response.
-    private func perform(_ request: HTTPRequest) throws -> HTTPResponse {
-        var inner = context
-        inner.query = QueryParameters(parsing: request.head.query)
-        inner.storage = [:]
+        try connection.execute("SAVEPOINT push_mutation")
+        let failure: HTTPError
         do {
-            switch try resources.respond(to: request, context: inner) {
-            case .response(let response): return response
-            case .deferred: return HTTPError.internalError.response
-            }
+            let row = try mutation.apply(as: viewer, pool: pool, on: connection)
+            try connection.execute("RELEASE SAVEPOINT push_mutation")
+            return Self.render(mutationID: id, status: "applied", record: Array(row.utf8))
         } catch {
-            let mapped = DatabaseErrorMapping.map(error)
-            if let httpError = mapped as? HTTPError {
-                if httpError.status == .serviceUnavailable { throw httpError }
-                return httpError.response
-            }
-            context.logger.error("Unhandled error in pushed mutation", metadata: ["error": "\(String(reflecting: error))"])
-            return HTTPError.internalError.response
+            let answer = try answer(for: error)
+            try connection.execute("ROLLBACK TO SAVEPOINT push_mutation")
+            failure = answer
         }
+        if failure.status == .preconditionFailed || (failure.status == .conflict && failure.code == "claim_conflict") {
+            let current = try mutation.currentRow(as: viewer, pool: pool, on: connection)
+            return Self.render(mutationID: id, status: "conflict", record: current.map { Array($0.utf8) },
+                               error: failure.response.body)
+        }
+        return Self.render(mutationID: id, status: "rejected", error: failure.response.body)
     }
 
-    private static func code(of response: HTTPResponse) -> String? {
-        guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body)),
-              case .string(let code)? = fields["code"] else { return nil }
-        return code
+    /// The HTTP answer the REST API gives for `error`. Transient database failures (outage,
+    /// lock timeout, deadlock) are rethrown: they say nothing about the mutation, so they
+    /// must never be recorded as its result.
+    private func answer(for error: any Error) throws -> HTTPError {
+        if let httpError = error as? HTTPError { return httpError }
+        if let postgresError = error as? PostgresError {
+            let mapped = DatabaseErrorMapping.httpError(for: postgresError)
+            if mapped.status == .serviceUnavailable { throw error }
+            return mapped
+        }
+        logger.error("Unhandled error in pushed mutation", metadata: ["error": "\(String(reflecting: error))"])
+        return HTTPError.internalError
     }
 
     static func render(mutationID: UUID?, status: String, record: [UInt8]? = nil, error: [UInt8]? = nil) -> String {

@@ -19,7 +19,11 @@ public struct ListingStore: Sendable {
     }
 
     public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
-        let rows = try pool.query("""
+        try pool.withConnection { try get(viewer, id: id, on: $0) }
+    }
+
+    public func get(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
+        let rows = try connection.query("""
             SELECT dispatch_json(l)::text AS json, l.version FROM listings l
             WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
             """)
@@ -30,52 +34,67 @@ public struct ListingStore: Sendable {
     /// Creates the listing (`created: true`), or returns the existing one when `id` names a
     /// visible listing whose fields equal every field sent (an idempotent replay).
     public func create(_ viewer: Viewer, id: UUID?, input: ListingInput) throws -> (row: ResourceRow, created: Bool) {
-        try pool.withTransaction { connection in
-            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
-            let rows = try connection.query("""
-                SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
-                WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
-                """)
-            guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
-            return (try ResourceSQL.decodeRow(row), false)
-        }
+        try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
+    }
+
+    /// `create` inside the caller's transaction (sync push).
+    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput,
+                       on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
+        if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+        let rows = try connection.query("""
+            SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
+            WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
+            """)
+        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
+        return (try ResourceSQL.decodeRow(row), false)
     }
 
     /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
     public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { connection in
-            try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
-        }
+        try pool.withTransaction { try modify($0, viewer, id: id, input: input, patch: !replace, check: check) }
+    }
+
+    /// `update` inside the caller's transaction (sync push).
+    public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck,
+                       on connection: PostgresConnection) throws -> ResourceRow {
+        try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
     }
 
     /// `PUT`: replaces the row, or creates it when no row has this id.
     public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
-        try pool.withTransaction { connection in
-            let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
-            if !exists {
-                guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
-                if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
-            }
-            return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
+        try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
+    }
+
+    /// `put` inside the caller's transaction (sync push).
+    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck,
+                    on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
+        let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
+        if !exists {
+            guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
+            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
         }
+        return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
     }
 
     /// Soft delete (owner or admin); deleting a deleted listing returns its tombstone.
     public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { connection in
-            let current = try lock(connection, viewer, id: id)
-            guard current.mayManage else { throw ResourceError.forbidden("Only the listing's owner may delete it.") }
-            guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
-            if current.status == .deleted { return try get(connection, id) }
-            let rows = try connection.query("""
-                UPDATE listings l SET status = 'deleted', deleted_at = now() WHERE l.id = \(id)
-                RETURNING dispatch_json(l)::text AS json, l.version
-                """)
-            guard let row = rows.first else { throw ResourceError.notFound }
-            try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue, new: "deleted",
-                                               by: viewer.userID, on: connection)
-            return try ResourceSQL.decodeRow(row)
-        }
+        try pool.withTransaction { try delete(viewer, id: id, check: check, on: $0) }
+    }
+
+    /// `delete` inside the caller's transaction (sync push).
+    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
+        let current = try lock(connection, viewer, id: id)
+        guard current.mayManage else { throw ResourceError.forbidden("Only the listing's owner may delete it.") }
+        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        if current.status == .deleted { return try get(connection, id) }
+        let rows = try connection.query("""
+            UPDATE listings l SET status = 'deleted', deleted_at = now() WHERE l.id = \(id)
+            RETURNING dispatch_json(l)::text AS json, l.version
+            """)
+        guard let row = rows.first else { throw ResourceError.notFound }
+        try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue, new: "deleted",
+                                           by: viewer.userID, on: connection)
+        return try ResourceSQL.decodeRow(row)
     }
 
     // MARK: Steps inside a transaction

@@ -1,8 +1,13 @@
 import Foundation
 import Postgres
 
-/// The idempotency log of sync push (migration 0007): the first result of each
+/// The idempotency log of sync push (migrations 0007, 0012): the first result of each
 /// (user, mutation_id), returned again for every replay.
+///
+/// Everything runs inside the caller's transaction, the same one that applies the mutation:
+/// `claim` inserts the key, the mutation is applied, `record` stores its result, and COMMIT
+/// makes all three visible at once. A crash at any instant leaves all or nothing, so there is
+/// no half-done state to detect or take over.
 public struct MutationLog: Sendable {
     let pool: PostgresPool
 
@@ -10,59 +15,44 @@ public struct MutationLog: Sendable {
         self.pool = pool
     }
 
-    /// What happened when a mutation id was reserved.
-    public enum Reservation: Sendable, Equatable {
-        /// First time seen (or a stale pending entry taken over): apply it, then `complete`.
-        case reserved
-        /// Already applied: this is the recorded result, send it again.
+    /// What `claim` found.
+    public enum Claim: Sendable, Equatable {
+        /// First time seen: apply the mutation in this transaction, then `record` its result.
+        case claimed
+        /// Already applied: this is the recorded result; send it again, apply nothing.
         case replay(result: String)
-        /// Another request is applying it right now.
-        case inProgress
     }
 
-    /// A pending entry older than this belongs to a request that died between applying and
-    /// recording (process killed). Taking it over re-applies the mutation, which is safe for
-    /// every op: an upsert with base_version then conflicts with its own earlier write instead
-    /// of overwriting, and claim/release/delete are idempotent.
-    public static let stalePendingSeconds = 60
-
-    public func reserve(userID: UUID, mutationID: UUID) throws -> Reservation {
-        let inserted = try pool.execute("""
-            INSERT INTO sync_mutations (user_id, mutation_id) VALUES (\(userID), \(mutationID))
-            ON CONFLICT DO NOTHING
-            """)
-        if inserted == 1 { return .reserved }
-        let rows = try pool.query("""
-            SELECT state, result, created_at < now() - \(Self.stalePendingSeconds) * interval '1 second' AS stale
-            FROM sync_mutations WHERE user_id = \(userID) AND mutation_id = \(mutationID)
-            """)
-        guard let row = rows.first else {
-            // Deleted by pruning between the two statements: treat as new.
-            return try reserve(userID: userID, mutationID: mutationID)
+    /// Takes the key for this transaction. If a concurrent transaction holds the same key (a
+    /// second copy of the queue), PostgreSQL makes this INSERT wait on the unique index until
+    /// that transaction ends (bounded by the caller's `lock_timeout`): after its COMMIT this
+    /// reads its result, after its ROLLBACK this takes the key.
+    public func claim(userID: UUID, mutationID: UUID, on connection: PostgresConnection) throws -> Claim {
+        // Pruning can delete the conflicting row between the two statements; then try again.
+        for _ in 0..<3 {
+            let inserted = try connection.execute("""
+                INSERT INTO sync_mutations (user_id, mutation_id) VALUES (\(userID), \(mutationID))
+                ON CONFLICT DO NOTHING
+                """)
+            if inserted == 1 { return .claimed }
+            let rows = try connection.query("""
+                SELECT result FROM sync_mutations WHERE user_id = \(userID) AND mutation_id = \(mutationID)
+                """)
+            guard let row = rows.first else { continue }
+            guard let result: String = try row.decode("result") else {
+                // Only this transaction's own uncommitted insert lacks a result: the caller
+                // claimed the same key twice in one transaction.
+                throw PostgresError(kind: .misuse, message: "mutation claimed twice in one transaction")
+            }
+            return .replay(result: result)
         }
-        let result: String? = try row.decode("result")
-        if let result { return .replay(result: result) }
-        guard try row.decode("stale", as: Bool.self) else { return .inProgress }
-        let taken = try pool.execute("""
-            UPDATE sync_mutations SET created_at = now()
-            WHERE user_id = \(userID) AND mutation_id = \(mutationID) AND state = 'pending'
-              AND created_at < now() - \(Self.stalePendingSeconds) * interval '1 second'
-            """)
-        return taken == 1 ? .reserved : try reserve(userID: userID, mutationID: mutationID)
+        throw PostgresError(kind: .server, code: .serializationFailure, message: "mutation log entry kept disappearing")
     }
 
-    public func complete(userID: UUID, mutationID: UUID, result: String) throws {
-        try pool.execute("""
-            UPDATE sync_mutations SET state = 'done', result = \(result)
-            WHERE user_id = \(userID) AND mutation_id = \(mutationID)
-            """)
-    }
-
-    /// Forgets a reservation whose mutation could not be attempted (e.g. the database went
-    /// away), so a retry applies it instead of waiting for it to go stale.
-    public func release(userID: UUID, mutationID: UUID) throws {
-        try pool.execute("""
-            DELETE FROM sync_mutations WHERE user_id = \(userID) AND mutation_id = \(mutationID) AND state = 'pending'
+    /// Stores the result of a mutation claimed in this transaction; it commits with the effect.
+    public func record(userID: UUID, mutationID: UUID, result: String, on connection: PostgresConnection) throws {
+        try connection.execute("""
+            UPDATE sync_mutations SET result = \(result) WHERE user_id = \(userID) AND mutation_id = \(mutationID)
             """)
     }
 

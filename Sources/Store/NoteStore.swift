@@ -54,7 +54,11 @@ public struct NoteStore: Sendable {
     }
 
     public func find(id: UUID, viewer: Viewer) throws -> ChildRow {
-        let rows = try pool.query("""
+        try pool.withConnection { try find(id: id, viewer: viewer, on: $0) }
+    }
+
+    public func find(id: UUID, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow {
+        let rows = try connection.query("""
             SELECT dispatch_json(n)::text AS json, n.version FROM notes n
             WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
             """)
@@ -66,29 +70,32 @@ public struct NoteStore: Sendable {
     /// (same author, parent and content) is a replay and returns the stored row; anything
     /// else is `.idConflict`. An invisible or missing parent is `.noSuchParent`.
     public func create(_ note: NewNote, viewer: Viewer) throws -> ChildCreateResult {
-        try pool.withTransaction { connection in
-            if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
-                return ChildCreateResult(row: existing, created: false)
-            }
-            guard let parent = try ChildSQL.parentState(note.parentType, id: note.parentID, viewer: viewer,
-                                                        lock: true, on: connection) else {
-                throw StoreError.noSuchParent
-            }
-            guard !parent.deleted else { throw StoreError.parentDeleted }
-            let rows = try connection.query("""
-                INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
-                VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
-                        \(note.parentType.rawValue), \(note.parentID))
-                ON CONFLICT (id) DO NOTHING
-                RETURNING dispatch_json(n)::text AS json, n.version
-                """)
-            if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
-            // A concurrent create with the same id committed first: judge it like a replay.
-            if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
-                return ChildCreateResult(row: existing, created: false)
-            }
-            throw StoreError.idConflict
+        try pool.withTransaction { try create(note, viewer: viewer, on: $0) }
+    }
+
+    /// The same inside the caller's transaction (sync push).
+    public func create(_ note: NewNote, viewer: Viewer, on connection: PostgresConnection) throws -> ChildCreateResult {
+        if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
+            return ChildCreateResult(row: existing, created: false)
         }
+        guard let parent = try ChildSQL.parentState(note.parentType, id: note.parentID, viewer: viewer,
+                                                    lock: true, on: connection) else {
+            throw StoreError.noSuchParent
+        }
+        guard !parent.deleted else { throw StoreError.parentDeleted }
+        let rows = try connection.query("""
+            INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
+            VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
+                    \(note.parentType.rawValue), \(note.parentID))
+            ON CONFLICT (id) DO NOTHING
+            RETURNING dispatch_json(n)::text AS json, n.version
+            """)
+        if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
+        // A concurrent create with the same id committed first: judge it like a replay.
+        if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
+            return ChildCreateResult(row: existing, created: false)
+        }
+        throw StoreError.idConflict
     }
 
     /// The stored note with `id` if `note` replays it; nil when no row has the id; throws
@@ -113,29 +120,36 @@ public struct NoteStore: Sendable {
     /// Replaces the content, stamping `edited_at`/`edited_by`. Unchanged content writes nothing.
     public func update(id: UUID, content: String?, viewer: Viewer,
                        check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-            guard !current.deleted else { throw StoreError.rowDeleted }
-            guard !current.parentDeleted else { throw StoreError.parentDeleted }
-            guard let content, content != current.content else { return current.row }
-            let rows = try connection.query("""
-                UPDATE notes n SET content = \(content), edited_at = now(), edited_by = \(viewer.userID)
-                WHERE n.id = \(id)
-                RETURNING dispatch_json(n)::text AS json, n.version
-                """)
-            guard let row = rows.first else { throw StoreError.notFound }
-            return try ChildSQL.row(row)
-        }
+        try pool.withTransaction { try update(id: id, content: content, viewer: viewer, check: check, on: $0) }
+    }
+
+    /// The same inside the caller's transaction (sync push).
+    public func update(id: UUID, content: String?, viewer: Viewer, check: VersionCheck,
+                       on connection: PostgresConnection) throws -> ChildRow {
+        let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
+        guard !current.deleted else { throw StoreError.rowDeleted }
+        guard !current.parentDeleted else { throw StoreError.parentDeleted }
+        guard let content, content != current.content else { return current.row }
+        let rows = try connection.query("""
+            UPDATE notes n SET content = \(content), edited_at = now(), edited_by = \(viewer.userID)
+            WHERE n.id = \(id)
+            RETURNING dispatch_json(n)::text AS json, n.version
+            """)
+        guard let row = rows.first else { throw StoreError.notFound }
+        return try ChildSQL.row(row)
     }
 
     /// Soft-deletes (sets `deleted_at`) so syncing clients receive the tombstone. Deleting a
     /// deleted note changes nothing and returns it; notes of a deleted parent can still be deleted.
     public func delete(id: UUID, viewer: Viewer, check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-            guard !current.deleted else { return current.row }
-            return try ChildSQL.softDelete(table: "notes", id: id, on: connection)
-        }
+        try pool.withTransaction { try delete(id: id, viewer: viewer, check: check, on: $0) }
+    }
+
+    /// The same inside the caller's transaction (sync push).
+    public func delete(id: UUID, viewer: Viewer, check: VersionCheck, on connection: PostgresConnection) throws -> ChildRow {
+        let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
+        guard !current.deleted else { return current.row }
+        return try ChildSQL.softDelete(table: "notes", id: id, on: connection)
     }
 
     private struct Locked {

@@ -71,7 +71,11 @@ public struct SubtaskStore: Sendable {
     }
 
     public func find(id: UUID, viewer: Viewer) throws -> ChildRow {
-        let rows = try pool.query("""
+        try pool.withConnection { try find(id: id, viewer: viewer, on: $0) }
+    }
+
+    public func find(id: UUID, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow {
+        let rows = try connection.query("""
             SELECT dispatch_json(s)::text AS json, s.version FROM subtasks s
             WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
             """)
@@ -83,34 +87,37 @@ public struct SubtaskStore: Sendable {
     /// caller may not update is `.forbidden`. A repeated client id replays like notes do: the
     /// same parent and title (and `completed`/`position` when given) return the stored row.
     public func create(_ subtask: NewSubtask, viewer: Viewer) throws -> ChildCreateResult {
-        try pool.withTransaction { connection in
-            if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
-                return ChildCreateResult(row: existing, created: false)
-            }
-            guard subtask.parentType.canHaveSubtasks,
-                  let parent = try ChildSQL.parentState(subtask.parentType, id: subtask.parentID, viewer: viewer,
-                                                        lock: true, on: connection) else {
-                throw StoreError.noSuchParent
-            }
-            guard parent.mayUpdate else { throw StoreError.forbidden }
-            guard !parent.deleted else { throw StoreError.parentDeleted }
-            let rows = try connection.query("""
-                INSERT INTO subtasks AS s (id, title, completed, parent_type, parent_id, position)
-                VALUES (coalesce(\(subtask.id), gen_random_uuid()), \(subtask.title), coalesce(\(subtask.completed), false),
-                        \(subtask.parentType.rawValue), \(subtask.parentID),
-                        coalesce(\(subtask.position),
-                                 (SELECT coalesce(max(x.position) + 1, 0) FROM subtasks x
-                                  WHERE x.parent_type = \(subtask.parentType.rawValue) AND x.parent_id = \(subtask.parentID)
-                                    AND x.deleted_at IS NULL AND x.position < \(ChildRules.positionMaximum))))
-                ON CONFLICT (id) DO NOTHING
-                RETURNING dispatch_json(s)::text AS json, s.version
-                """)
-            if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
-            if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
-                return ChildCreateResult(row: existing, created: false)
-            }
-            throw StoreError.idConflict
+        try pool.withTransaction { try create(subtask, viewer: viewer, on: $0) }
+    }
+
+    /// The same inside the caller's transaction (sync push).
+    public func create(_ subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ChildCreateResult {
+        if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
+            return ChildCreateResult(row: existing, created: false)
         }
+        guard subtask.parentType.canHaveSubtasks,
+              let parent = try ChildSQL.parentState(subtask.parentType, id: subtask.parentID, viewer: viewer,
+                                                    lock: true, on: connection) else {
+            throw StoreError.noSuchParent
+        }
+        guard parent.mayUpdate else { throw StoreError.forbidden }
+        guard !parent.deleted else { throw StoreError.parentDeleted }
+        let rows = try connection.query("""
+            INSERT INTO subtasks AS s (id, title, completed, parent_type, parent_id, position)
+            VALUES (coalesce(\(subtask.id), gen_random_uuid()), \(subtask.title), coalesce(\(subtask.completed), false),
+                    \(subtask.parentType.rawValue), \(subtask.parentID),
+                    coalesce(\(subtask.position),
+                             (SELECT coalesce(max(x.position) + 1, 0) FROM subtasks x
+                              WHERE x.parent_type = \(subtask.parentType.rawValue) AND x.parent_id = \(subtask.parentID)
+                                AND x.deleted_at IS NULL AND x.position < \(ChildRules.positionMaximum))))
+            ON CONFLICT (id) DO NOTHING
+            RETURNING dispatch_json(s)::text AS json, s.version
+            """)
+        if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
+        if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
+            return ChildCreateResult(row: existing, created: false)
+        }
+        throw StoreError.idConflict
     }
 
     private func replay(id: UUID, of subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow? {
@@ -133,32 +140,39 @@ public struct SubtaskStore: Sendable {
     /// Applies the given fields; a change that alters nothing writes nothing (no version bump).
     public func update(id: UUID, changes: Changes, viewer: Viewer,
                        check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-            guard !current.deleted else { throw StoreError.rowDeleted }
-            guard !current.parentDeleted else { throw StoreError.parentDeleted }
-            let rows = try connection.query("""
-                UPDATE subtasks s SET title = coalesce(\(changes.title), s.title),
-                                      completed = coalesce(\(changes.completed), s.completed),
-                                      position = coalesce(\(changes.position), s.position)
-                WHERE s.id = \(id)
-                  AND (s.title, s.completed, s.position) IS DISTINCT FROM
-                      (coalesce(\(changes.title), s.title), coalesce(\(changes.completed), s.completed),
-                       coalesce(\(changes.position), s.position))
-                RETURNING dispatch_json(s)::text AS json, s.version
-                """)
-            guard let row = rows.first else { return current.row }
-            return try ChildSQL.row(row)
-        }
+        try pool.withTransaction { try update(id: id, changes: changes, viewer: viewer, check: check, on: $0) }
+    }
+
+    /// The same inside the caller's transaction (sync push).
+    public func update(id: UUID, changes: Changes, viewer: Viewer, check: VersionCheck,
+                       on connection: PostgresConnection) throws -> ChildRow {
+        let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
+        guard !current.deleted else { throw StoreError.rowDeleted }
+        guard !current.parentDeleted else { throw StoreError.parentDeleted }
+        let rows = try connection.query("""
+            UPDATE subtasks s SET title = coalesce(\(changes.title), s.title),
+                                  completed = coalesce(\(changes.completed), s.completed),
+                                  position = coalesce(\(changes.position), s.position)
+            WHERE s.id = \(id)
+              AND (s.title, s.completed, s.position) IS DISTINCT FROM
+                  (coalesce(\(changes.title), s.title), coalesce(\(changes.completed), s.completed),
+                   coalesce(\(changes.position), s.position))
+            RETURNING dispatch_json(s)::text AS json, s.version
+            """)
+        guard let row = rows.first else { return current.row }
+        return try ChildSQL.row(row)
     }
 
     /// Soft-deletes (sets `deleted_at`); deleting a deleted subtask changes nothing and returns it.
     public func delete(id: UUID, viewer: Viewer, check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { connection in
-            let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-            guard !current.deleted else { return current.row }
-            return try ChildSQL.softDelete(table: "subtasks", id: id, on: connection)
-        }
+        try pool.withTransaction { try delete(id: id, viewer: viewer, check: check, on: $0) }
+    }
+
+    /// The same inside the caller's transaction (sync push).
+    public func delete(id: UUID, viewer: Viewer, check: VersionCheck, on connection: PostgresConnection) throws -> ChildRow {
+        let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
+        guard !current.deleted else { return current.row }
+        return try ChildSQL.softDelete(table: "subtasks", id: id, on: connection)
     }
 
     private struct Locked {

@@ -161,27 +161,23 @@ import Testing
 
     @Test func pruningForgetsOnlyResultsOlderThanTheRetention() throws {
         let fixture = try Fixture()
-        let log = MutationLog(pool: fixture.app.database.pool)
+        let pool = fixture.app.database.pool
+        let log = MutationLog(pool: pool)
         let user = fixture.app.admin.id
         let old = UUID(), recent = UUID()
-        for id in [old, recent] {
-            #expect(try log.reserve(userID: user, mutationID: id) == .reserved)
-            try log.complete(userID: user, mutationID: id, result: "{}")
+        func claim(_ id: UUID) throws -> MutationLog.Claim {
+            try pool.withTransaction { connection in
+                let claim = try log.claim(userID: user, mutationID: id, on: connection)
+                if claim == .claimed { try log.record(userID: user, mutationID: id, result: "{}", on: connection) }
+                return claim
+            }
         }
-        try fixture.app.database.pool.execute("UPDATE sync_mutations SET created_at = now() - interval '31 days' WHERE mutation_id = \(old)")
+        for id in [old, recent] {
+            #expect(try claim(id) == .claimed)
+        }
+        try pool.execute("UPDATE sync_mutations SET created_at = now() - interval '31 days' WHERE mutation_id = \(old)")
         #expect(try log.prune(olderThanDays: 30) == 1)
-        #expect(try log.reserve(userID: user, mutationID: old) == .reserved)
-        #expect(try log.reserve(userID: user, mutationID: recent) == .replay(result: "{}"))
-    }
-
-    @Test func aPendingReservationIsInProgressUntilItGoesStale() throws {
-        let fixture = try Fixture()
-        let log = MutationLog(pool: fixture.app.database.pool)
-        let user = fixture.app.admin.id
-        let id = UUID()
-        #expect(try log.reserve(userID: user, mutationID: id) == .reserved)
-        #expect(try log.reserve(userID: user, mutationID: id) == .inProgress)
-        try fixture.app.database.pool.execute("UPDATE sync_mutations SET created_at = now() - interval '2 minutes' WHERE mutation_id = \(id)")
-        #expect(try log.reserve(userID: user, mutationID: id) == .reserved)
+        #expect(try claim(old) == .claimed)
+        #expect(try claim(recent) == .replay(result: "{}"))
     }
 }

@@ -1,0 +1,118 @@
+import Domain
+import Foundation
+import HTTPServer
+import Postgres
+import Store
+
+/// A push mutation as store operations (SPEC 6: "the same rules and side effects" as REST).
+///
+/// Each op calls the store operation its REST route calls, on the push's transaction, with
+/// the route's input parser and error mapping, so validation, permissions, claim rules, side
+/// effects and error objects are those of the REST API:
+/// - upsert of a listing/task/activity is `PUT` (create-or-replace);
+/// - upsert of a note/subtask is `PATCH`, and `POST` with the client's id when it is missing;
+/// - delete is `DELETE`, claim/release are `POST`/`DELETE …/claim`;
+/// - `base_version` is `If-Match`, so a stale one is a 412 (→ conflict).
+extension PushMutation {
+    /// Applies the mutation as `viewer`; returns the row's JSON. Throws the `HTTPError` the
+    /// route would answer, or a `PostgresError` the caller maps.
+    func apply(as viewer: Viewer, pool: PostgresPool, on connection: PostgresConnection) throws -> String {
+        let check: VersionCheck = baseVersion.map { .oneOf([$0]) } ?? .none
+        switch (kind, operation) {
+        case (.listing, _):
+            let store = ListingStore(pool: pool)
+            switch operation {
+            case .upsert:
+                var body = JSONRequestBody(object: record, allowed: ResourceInputParser.listingFields,
+                                           ignored: ResourceInputParser.listingIgnored)
+                ResourceInputParser.checkBodyID(&body, path: id)
+                let input = ResourceInputParser.listing(&body, complete: true)
+                try body.finish()
+                return try ListingRoutes.mapped { try store.put(viewer, id: id, input: input, check: check, on: connection) }.row.json
+            case .delete:
+                return try ListingRoutes.mapped { try store.delete(viewer, id: id, check: check, on: connection) }.json
+            case .claim, .release:
+                throw JSONRequestBody.validationFailed([Self.onlyWorkItemsClaim])  // `parse` refuses these first
+            }
+        case (.task, _), (.activity, _):
+            let workKind: WorkItemKind = kind == .task ? .task : .activity
+            let store = WorkItemStore(pool: pool, kind: workKind)
+            return try WorkItemRoutes.mapped(workKind) {
+                switch operation {
+                case .upsert:
+                    var body = JSONRequestBody(object: record, allowed: ResourceInputParser.workItemFields(workKind),
+                                               ignored: ResourceInputParser.workItemIgnored)
+                    ResourceInputParser.checkBodyID(&body, path: id)
+                    let input = ResourceInputParser.workItem(&body, kind: workKind, complete: true)
+                    try body.finish()
+                    return try store.put(viewer, id: id, input: input, check: check, on: connection).row.json
+                case .delete: return try store.delete(viewer, id: id, check: check, on: connection).json
+                case .claim: return try store.claim(viewer, id: id, on: connection).row.json
+                case .release: return try store.release(viewer, id: id, on: connection).row.json
+                }
+            }
+        case (.note, _):
+            return try applyToNote(as: viewer, store: NoteStore(pool: pool), check: check, on: connection)
+        case (.subtask, _):
+            return try applyToSubtask(as: viewer, store: SubtaskStore(pool: pool), check: check, on: connection)
+        }
+    }
+
+    private func applyToNote(as viewer: Viewer, store: NoteStore, check: VersionCheck,
+                             on connection: PostgresConnection) throws -> String {
+        guard operation == .upsert else {
+            return try NoteRoutes.run { try store.delete(id: id, viewer: viewer, check: check, on: connection) }.json
+        }
+        var change = ChildInputParser.noteChange.body(record)
+        let content = try ChildInputParser.noteContent(&change)
+        do {
+            return try NoteRoutes.run { try store.update(id: id, content: content, viewer: viewer, check: check, on: connection) }.json
+        } catch let error as HTTPError where error.status == .notFound {
+            // Edit if it exists, else create it with the client's id.
+        }
+        var creation = ChildInputParser.noteCreation.body(creationRecord)
+        let note = try ChildInputParser.newNote(&creation)
+        return try NoteRoutes.run { try store.create(note, viewer: viewer, on: connection) }.row.json
+    }
+
+    private func applyToSubtask(as viewer: Viewer, store: SubtaskStore, check: VersionCheck,
+                                on connection: PostgresConnection) throws -> String {
+        guard operation == .upsert else {
+            return try SubtaskRoutes.run { try store.delete(id: id, viewer: viewer, check: check, on: connection) }.json
+        }
+        var change = ChildInputParser.subtaskChange.body(record)
+        let changes = try ChildInputParser.subtaskChanges(&change)
+        do {
+            return try SubtaskRoutes.run { try store.update(id: id, changes: changes, viewer: viewer, check: check, on: connection) }.json
+        } catch let error as HTTPError where error.status == .notFound {
+            // Edit if it exists, else create it with the client's id.
+        }
+        var creation = ChildInputParser.subtaskCreation.body(creationRecord)
+        let subtask = try ChildInputParser.newSubtask(&creation)
+        return try SubtaskRoutes.run { try store.create(subtask, viewer: viewer, on: connection) }.row.json
+    }
+
+    /// The record with the mutation's id, as a create body.
+    private var creationRecord: [String: JSONValue] {
+        var creation = record
+        creation["id"] = .string(id.uuidString.lowercased())
+        return creation
+    }
+
+    /// The caller's view of the row now, for a conflict result; nil when it cannot see it.
+    func currentRow(as viewer: Viewer, pool: PostgresPool, on connection: PostgresConnection) throws -> String? {
+        do {
+            switch kind {
+            case .listing: return try ListingStore(pool: pool).get(viewer, id: id, on: connection).json
+            case .task: return try WorkItemStore(pool: pool, kind: .task).get(viewer, id: id, on: connection).json
+            case .activity: return try WorkItemStore(pool: pool, kind: .activity).get(viewer, id: id, on: connection).json
+            case .note: return try NoteStore(pool: pool).find(id: id, viewer: viewer, on: connection).json
+            case .subtask: return try SubtaskStore(pool: pool).find(id: id, viewer: viewer, on: connection).json
+            }
+        } catch is ResourceError {
+            return nil
+        } catch is StoreError {
+            return nil
+        }
+    }
+}
