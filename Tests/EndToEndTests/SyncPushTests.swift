@@ -12,8 +12,8 @@ import Testing
         let realtor: String
         let realtorID: String
 
-        init() throws {
-            app = try AuthTestServer()
+        init(workerCount: Int = 4) throws {
+            app = try AuthTestServer(workerCount: workerCount)
             admin = try app.login().access
             realtorID = try app.createRealtor("pusher@example.com", adminToken: admin)
             realtor = try app.login("pusher@example.com").access
