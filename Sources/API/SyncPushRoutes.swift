@@ -123,7 +123,10 @@ private struct Pusher {
     /// lock timeout, deadlock) are rethrown: they say nothing about the mutation, so they
     /// must never be recorded as its result.
     private func answer(for error: any Error) throws -> HTTPError {
-        if let httpError = error as? HTTPError { return httpError }
+        if let httpError = error as? HTTPError {
+            if httpError.status == .serviceUnavailable { throw error }
+            return httpError
+        }
         if let postgresError = error as? PostgresError {
             let mapped = DatabaseErrorMapping.httpError(for: postgresError)
             if mapped.status == .serviceUnavailable { throw error }

@@ -132,6 +132,43 @@ import Testing
         #expect(events == 100)
     }
 
+    /// A mutation that waits longer than the lock timeout (15 s) fails the whole push with 503 +
+    /// Retry-After and records nothing for it, so the retry applies it instead of replaying a
+    /// rejection; the mutations before it keep their results.
+    @Test func aLockWaitPastTheTimeoutIs503AndRecordsNoResult() throws {
+        let fixture = try SyncPushTests.Fixture()
+        let listing = UUID().uuidString.lowercased()
+        #expect(try fixture.app.request("PUT", "/v1/listings/\(listing)", token: fixture.realtor,
+                                        json: ["address": "2 Wait Way", "city": "Halifax"]).status == 201)
+        let free = UUID().uuidString.lowercased(), held = UUID().uuidString.lowercased()
+        let queue: [[String: Any]] = [
+            ["mutation_id": UUID().uuidString, "op": "upsert", "type": "task", "id": free, "record": ["title": "free"]],
+            ["mutation_id": UUID().uuidString, "op": "upsert", "type": "task", "id": held,
+             "record": ["title": "held", "listing_id": listing]],
+        ]
+        let locker = try fixture.app.database.connect()
+        defer { locker.close() }
+        try locker.execute("BEGIN")
+        try locker.execute("SELECT 1 FROM listings WHERE id = \(listing)::uuid FOR UPDATE")
+        var client = fixture.app.client
+        client.timeoutSeconds = 60
+        let body = Array(try JSONSerialization.data(withJSONObject: ["mutations": queue]))
+        let timedOut = try client.perform(method: "POST", path: "/v1/sync/push", headers: [
+            "Authorization": "Bearer \(fixture.realtor)", "Content-Type": "application/json"], body: body)
+        try locker.execute("ROLLBACK")
+        #expect(timedOut.status == 503)
+        #expect(timedOut.header("Retry-After") != nil)
+        #expect(timedOut.json?["code"] as? String == "database_timeout")
+        let recorded = try fixture.app.database.pool.query("SELECT count(*) AS n FROM sync_mutations").first?.decode("n", as: Int.self)
+        #expect(recorded == 1)
+
+        let retried = try fixture.push(queue)
+        #expect(retried.status == 200)
+        #expect(retried.results.map { $0["status"] as? String } == ["applied", "applied"])
+        #expect(try fixture.app.database.pool.query("SELECT version FROM tasks WHERE id = \(free)::uuid")
+            .first?.decode("version", as: Int.self) == 1)
+    }
+
     /// Waits (up to 10 s) until `count` server backends wait on a lock; false if they never do
     /// (without the fix the retry never waits: the test then goes on and fails, not hangs).
     static func waitForLockWaiters(_ count: Int, _ fixture: SyncPushTests.Fixture) throws -> Bool {
