@@ -37,7 +37,7 @@ enum SyncPushRoutes {
 
     static func register(on router: inout Router, auth: AuthService, log: MutationLog) {
         router.post("/v1/sync/push") { request, context in
-            let caller = try auth.currentUser(context)
+            let viewer = try auth.viewer(context)
             var body = try JSONRequestBody(request, allowed: ["mutations"], ignored: [])
             var mutations: [JSONValue] = []
             if case .array(let list)? = body.value("mutations") {
@@ -51,8 +51,7 @@ enum SyncPushRoutes {
                                     message: "At most \(maximumMutations) mutations per push; send the rest in another."))
             }
             try body.finish()
-            let pusher = Pusher(pool: auth.pool, log: log, viewer: Viewer(userID: caller.id, isAdmin: caller.isAdmin),
-                                logger: context.logger)
+            let pusher = Pusher(pool: auth.pool, log: log, viewer: viewer, logger: context.logger)
             let results = try mutations.map(pusher.result(for:))
             // Pruning rides on pushes (about one in 256) instead of a scheduler: the index on
             // created_at makes it cheap, and a server with no pushes accumulates nothing.
