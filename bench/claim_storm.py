@@ -4,7 +4,7 @@
 usage: claim_storm.py HOST PORT PLAN_JSON PASSWORD
 PLAN_JSON: [{"task": "<uuid>", "users": ["email", ...]}, ...] — users who all see the task.
 Signs every user in once, opens one connection per claim, releases all requests together,
-and checks SPEC 3: exactly one 200 per task, every other answer 409 claim_conflict.
+and checks contract §3: exactly one 200 per task, every other answer 409 claim_conflict.
 Prints a JSON summary; exit 1 when the outcome is wrong.
 """
 import asyncio, http.client, json, random, sys, time

@@ -5,7 +5,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// The caller's API keys (SPEC 5). A key is `dsk_` + 256 random bits in base64url, shown once
+/// The caller's API keys (contract §5). A key is `dsk_` + 256 random bits in base64url, shown once
 /// at creation and stored as SHA-256 hex; `prefix` (its first 12 characters) tells keys apart.
 ///
 /// A key acts with its owner's power everywhere except here: creating and listing keys needs a

@@ -5,7 +5,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// Sign-in, token refresh, sign-out and the caller's own profile (SPEC 5, "Auth"). The
+/// Sign-in, token refresh, sign-out and the caller's own profile (contract §5, "Auth"). The
 /// password-checking parts are in `AuthRoutes+Passwords.swift`; they run on the KDF pool.
 enum AuthRoutes {
     /// Sign-in and refresh: the routes that hand out credentials, so they take none.
@@ -66,6 +66,6 @@ enum AuthRoutes {
         }
     }
 
-    /// Every 401 carries a challenge (RFC 9110 §15.5.2, SPEC 4), sign-in and refresh included.
+    /// Every 401 carries a challenge (RFC 9110 §15.5.2, contract §4), sign-in and refresh included.
     static let bearerChallenge: HTTPHeaders = ["WWW-Authenticate": "Bearer"]
 }

@@ -7,7 +7,7 @@ import Store
 /// HTTP conventions shared by the note and subtask routes: the caller as a `Viewer`, the list
 /// cursor, `If-Match` as a version check for the store, and `StoreError` → HTTP.
 enum ChildHTTP {
-    /// Fields a client may send back unchanged on any child write; they are dropped (SPEC 4).
+    /// Fields a client may send back unchanged on any child write; they are dropped (contract §4).
     static let ignoredOnWrite = JSONRequestBody.serverManaged.union(["deleted_at"])
 
     static func viewer(_ auth: AuthService, _ context: RequestContext) throws -> Viewer {

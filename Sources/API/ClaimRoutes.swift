@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// `POST|DELETE /v1/{tasks|activities}/{id}/claim` (SPEC 3). Both answer 200 with the row,
+/// `POST|DELETE /v1/{tasks|activities}/{id}/claim` (contract §3). Both answer 200 with the row,
 /// also when nothing changed (re-claiming your own claim, releasing an unclaimed item).
 enum ClaimRoutes {
     static func register(on router: inout Router, auth: AuthService) {

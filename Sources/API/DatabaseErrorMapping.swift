@@ -2,7 +2,7 @@ import HTTP1
 import HTTPServer
 import Postgres
 
-/// The one place that turns database failures into HTTP answers (SPEC 4, ENGINEERING 3).
+/// The one place that turns database failures into HTTP answers (contract §4, ENGINEERING 3).
 ///
 /// Handlers that expect a particular failure (a unique email, a claim race) catch it first and
 /// answer specifically; everything else reaches this mapping. Messages are fixed sentences:

@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// History (SPEC 5): `GET /v1/{tasks|activities}/{id}/claim-events` and
+/// History (contract §5): `GET /v1/{tasks|activities}/{id}/claim-events` and
 /// `GET /v1/{listings|tasks|activities}/{id}/status-changes`, oldest first, paged like lists.
 /// An entity the caller cannot see answers 404, like the entity itself.
 enum HistoryRoutes {

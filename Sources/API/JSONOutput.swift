@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 import Store
 
-/// The JSON shapes of the auth and user routes, with SPEC 1 timestamps.
+/// The JSON shapes of the auth and user routes, with contract §1 timestamps.
 enum JSONOutput {
     static func timestamp(_ date: Date?) -> JSONValue {
         date.map { .string(Timestamp.format($0)) } ?? .null

@@ -3,7 +3,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 
-/// A JSON object request body with the SPEC 4 errors: 413 over `maxBytes`, 415 when not
+/// A JSON object request body with the contract §4 errors: 413 over `maxBytes`, 415 when not
 /// `application/json`, 400 `invalid_json` when unparsable or not an object, and 422
 /// `validation_failed` for unknown fields, bad values and strings containing U+0000 — every
 /// problem collected, one `details` entry per field.
@@ -17,7 +17,7 @@ struct JSONRequestBody {
     var errors: [FieldError] = []
 
     /// `allowed` are the fields the route reads; `ignored` are server-managed fields a client
-    /// may send back unchanged (SPEC 4), accepted and dropped. Anything else is a 422.
+    /// may send back unchanged (contract §4), accepted and dropped. Anything else is a 422.
     init(_ request: HTTPRequest, allowed: Set<String>, ignored: Set<String> = JSONRequestBody.serverManaged) throws {
         guard request.body.count <= Self.maxBytes else {
             throw HTTPError(status: .contentTooLarge, code: "body_too_large",

@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// `/v1/listings` (SPEC 5): list, create, get, patch, put, delete, status history. HTTP only;
+/// `/v1/listings` (contract §5): list, create, get, patch, put, delete, status history. HTTP only;
 /// the rules live in `ListingStore` (SQL visibility) and `Domain`.
 enum ListingRoutes {
     static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {

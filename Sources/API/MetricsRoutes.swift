@@ -3,7 +3,7 @@ import HTTPServer
 import Postgres
 
 /// `GET /metrics` in the Prometheus text format, unauthenticated like the other operations
-/// routes (SPEC 5): keep it off the public internet at the proxy.
+/// routes (contract §5): keep it off the public internet at the proxy.
 enum MetricsRoutes {
     static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?, sync: SyncService?) {
         router.get("/metrics", runsOnEventLoop: true) { _, _ in

@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// Notes (SPEC 2, 5): `GET /v1/{tasks|activities|listings}/{id}/notes`, `POST /v1/notes`,
+/// Notes (contract §2, 5): `GET /v1/{tasks|activities|listings}/{id}/notes`, `POST /v1/notes`,
 /// `GET|PATCH|DELETE /v1/notes/{id}`. The rules live in `NoteStore`; this file is HTTP only.
 enum NoteRoutes {
     static let forbidden = "Only the note's author (or an admin) may change it."

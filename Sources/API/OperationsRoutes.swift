@@ -1,7 +1,7 @@
 import HTTP1
 import HTTPServer
 
-/// Unauthenticated routes for load balancers and orchestrators (SPEC 5, "Operations").
+/// Unauthenticated routes for load balancers and orchestrators (contract §5, "Operations").
 enum OperationsRoutes {
     static func register(on router: inout Router, readiness: any ReadinessCheck) {
         // Liveness: answers while the process can serve HTTP at all. No database access, so a

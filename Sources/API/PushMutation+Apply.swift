@@ -4,7 +4,7 @@ import HTTPServer
 import Postgres
 import Store
 
-/// A push mutation as store operations (SPEC 6: "the same rules and side effects" as REST).
+/// A push mutation as store operations (contract §6: "the same rules and side effects" as REST).
 ///
 /// Each op calls the store operation its REST route calls, on the push's transaction, with
 /// the route's input parser and error mapping, so validation, permissions, claim rules, side

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import HTTPServer
 
-/// One entry of a sync push (SPEC 6), checked on its own so that one malformed entry is
+/// One entry of a sync push (contract §6), checked on its own so that one malformed entry is
 /// rejected without blocking the rest of the queue.
 struct PushMutation {
     enum Operation: String { case upsert, delete, claim, release }

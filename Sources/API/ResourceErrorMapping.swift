@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import HTTPServer
 
-/// `ResourceError` → the SPEC 4 error answers (the one place the resource routes map errors).
+/// `ResourceError` → the contract §4 error answers (the one place the resource routes map errors).
 enum ResourceErrorMapping {
     static func httpError(_ error: ResourceError, kind: String) -> HTTPError {
         switch error {

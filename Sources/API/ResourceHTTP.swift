@@ -10,7 +10,7 @@ enum ResourceHTTP {
     static let defaultLimit = 50
     static let maximumLimit = 500
 
-    /// A UUID path parameter. Malformed → 400 `invalid_uuid` (SPEC 4: bad UUID is malformed
+    /// A UUID path parameter. Malformed → 400 `invalid_uuid` (contract §4: bad UUID is malformed
     /// input); well-formed but unknown or invisible is the handler's 404.
     static func uuid(_ context: RequestContext, _ name: String = "id") throws -> UUID {
         let text = try context.pathParameter(name)
@@ -52,7 +52,7 @@ enum ResourceHTTP {
                   details: ["parameter": .string(name)])
     }
 
-    /// `ETag: "<version>"` (SPEC 5); strong, since a version names exactly one representation.
+    /// `ETag: "<version>"` (contract §5); strong, since a version names exactly one representation.
     static func etag(_ version: Int) -> String { "\"\(version)\"" }
 
     /// One row, already JSON text, with its ETag.

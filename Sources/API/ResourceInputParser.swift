@@ -5,8 +5,8 @@ import Store
 
 /// JSON objects → validated listing / work-item inputs, for the resource routes and for a
 /// sync push's records (`JSONRequestBody(object:…)`). Unknown fields are 422s; server-managed
-/// fields a client sends back are ignored (SPEC 4); `claimed_by` is read separately because it
-/// may be sent back unchanged but never changed (SPEC 2, 3).
+/// fields a client sends back are ignored (contract §4); `claimed_by` is read separately because it
+/// may be sent back unchanged but never changed (contract §2, 3).
 enum ResourceInputParser {
     static let listingFields = Set(ListingInput.Field.allCases.map(\.rawValue))
     static let listingIgnored = JSONRequestBody.serverManaged.union(["activated_at", "pending_at", "closed_at", "deleted_at"])

@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// The query parameters of `GET /v1/{listings|tasks|activities}` (SPEC 5) → `ListFilter`.
+/// The query parameters of `GET /v1/{listings|tasks|activities}` (contract §5) → `ListFilter`.
 enum ResourceListQuery {
     /// `statuses` are the resource's status strings; `workItem` enables `claimed_by`/`listing_id`
     /// and the `due_date`/`priority` orders.

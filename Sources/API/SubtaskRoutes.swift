@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// Subtasks (SPEC 2, 5): `GET /v1/{tasks|activities}/{id}/subtasks`, `POST /v1/subtasks`,
+/// Subtasks (contract §2, 5): `GET /v1/{tasks|activities}/{id}/subtasks`, `POST /v1/subtasks`,
 /// `GET|PATCH|DELETE /v1/subtasks/{id}`. The rules live in `SubtaskStore`; this file is HTTP only.
 enum SubtaskRoutes {
     static let forbidden = "Only someone who may update the parent may change its subtasks."

@@ -6,7 +6,7 @@ import Logging
 import Postgres
 import Store
 
-/// `POST /v1/sync/push` (SPEC 6): a client's offline queue in one request.
+/// `POST /v1/sync/push` (contract §6): a client's offline queue in one request.
 ///
 /// Each mutation calls the store operation its REST route calls, with the route's input
 /// parser and error mapping (`PushMutation+Apply`), so push has exactly the validation,
@@ -24,7 +24,7 @@ import Store
 ///
 /// Results: `applied` (the row as the route returns it), `conflict` (412 from a stale
 /// `base_version`, or 409 `claim_conflict`: with the server's current row), `rejected`
-/// (any other error, with the SPEC 4 error object).
+/// (any other error, with the contract §4 error object).
 enum SyncPushRoutes {
     /// Bounds the work one request can demand; a longer queue is sent in several pushes.
     static let maximumMutations = 500

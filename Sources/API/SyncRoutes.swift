@@ -3,7 +3,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// `GET /v1/sync` (SPEC 6): the delta feed, with long-polling.
+/// `GET /v1/sync` (contract §6): the delta feed, with long-polling.
 ///
 /// Parameters: `since` (cursor; absent = full snapshot), `limit` (1–5000, default 1000),
 /// `wait` (0–60 seconds, default 0). An invalid value is 400 `invalid_parameter`; a cursor

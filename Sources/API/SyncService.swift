@@ -9,7 +9,7 @@ import Store
 /// connection that wakes them when any instance's writes commit.
 public final class SyncService: Sendable {
     public static let channel = "dispatch_sync"
-    /// The longest `wait` a client may ask for (SPEC 6).
+    /// The longest `wait` a client may ask for (contract §6).
     public static let maxWaitSeconds = 60
     /// How long revocation history is kept; older cursors answer 410 resync_required.
     public static let historyRetention: Duration = .seconds(30 * 24 * 3600)

@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// User directory and administration (SPEC 2 "users", SPEC 5 "Users").
+/// User directory and administration (contract §2 "users", contract §5 "Users").
 ///
 /// Visibility: every signed-in user sees every active user's profile; deactivated users are
 /// visible to admins only (to realtors they answer 404 and are left out of lists).

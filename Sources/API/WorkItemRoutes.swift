@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// `/v1/tasks` and `/v1/activities` (SPEC 5): list, create, get, patch, put, delete. HTTP only;
+/// `/v1/tasks` and `/v1/activities` (contract §5): list, create, get, patch, put, delete. HTTP only;
 /// the rules live in `WorkItemStore` (SQL visibility) and `Domain`. Claims: `ClaimRoutes`.
 enum WorkItemRoutes {
     static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The claims of an access token (SPEC 5): `sub` = user id, `role` = `authenticated`, `iat`,
+/// The claims of an access token (contract §5): `sub` = user id, `role` = `authenticated`, `iat`,
 /// `exp` (seconds since 1970), and `sid`, the sign-in session it belongs to, so revoking the
 /// session can invalidate the token before it expires.
 public struct AccessTokenClaims: Codable, Sendable, Equatable {

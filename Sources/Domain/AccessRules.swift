@@ -1,6 +1,6 @@
 import Foundation
 
-/// SPEC 2 for listings, tasks and activities as pure functions over the parties of a row.
+/// contract §2 for listings, tasks and activities as pure functions over the parties of a row.
 ///
 /// `Store/Visibility.swift` states the same rules as SQL predicates (which is what actually
 /// filters queries); these are the readable, table-tested statement of intent, and the HTTP
@@ -72,7 +72,7 @@ public enum AccessRules {
         actor.isAdmin || item.declaredBy == actor.userID || item.listing?.ownedBy == actor.userID
     }
 
-    /// Claim: anyone who sees it (whether it is free is the claim's own business, SPEC 3).
+    /// Claim: anyone who sees it (whether it is free is the claim's own business, contract §3).
     public static func canClaimWorkItem(_ actor: Actor, _ item: WorkItemParties) -> Bool {
         canSeeWorkItem(actor, item)
     }

@@ -1,4 +1,4 @@
-/// What kind of activity it is (SPEC 1).
+/// What kind of activity it is (contract §1).
 public enum ActivityType: String, Sendable, CaseIterable {
     case call, email, meeting
     case showProperty = "show_property"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// SPEC 2 for notes and subtasks, and their field validation, as pure functions. The SQL in
+/// contract §2 for notes and subtasks, and their field validation, as pure functions. The SQL in
 /// `Store` applies the same rules inside its queries; these decide what a fetched row allows.
 public enum ChildRules {
     /// Notes are free text; 10 000 characters is several pages, far past any real note, and
@@ -11,7 +11,7 @@ public enum ChildRules {
     /// `subtasks.position` is a PostgreSQL integer.
     public static let positionMaximum = Int(Int32.max)
 
-    /// Only a note's author edits or deletes it; admins change everything (SPEC 2), including
+    /// Only a note's author edits or deletes it; admins change everything (contract §2), including
     /// other people's notes — the edit then stamps the admin as `edited_by`.
     public static func mayChangeNote(authorID: UUID, callerID: UUID, callerIsAdmin: Bool) -> Bool {
         callerIsAdmin || authorID == callerID

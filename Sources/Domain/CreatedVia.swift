@@ -1,4 +1,4 @@
-/// Where a row came from (SPEC 1): the app/API, or the Slack integration.
+/// Where a row came from (contract §1): the app/API, or the Slack integration.
 public enum CreatedVia: String, Sendable, CaseIterable {
     case dispatch, slack
 }

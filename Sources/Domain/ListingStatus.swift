@@ -1,4 +1,4 @@
-/// A listing's lifecycle (SPEC 1). `deleted` is the soft delete.
+/// A listing's lifecycle (contract §1). `deleted` is the soft delete.
 public enum ListingStatus: String, Sendable, CaseIterable {
     case draft, active, pending, closed, deleted
 }

@@ -1,4 +1,4 @@
-/// What a note or subtask hangs off (SPEC 1): notes attach to tasks, activities and listings,
+/// What a note or subtask hangs off (contract §1): notes attach to tasks, activities and listings,
 /// subtasks to tasks and activities only.
 public enum ParentType: String, Sendable, CaseIterable, Codable {
     case task, activity, listing

@@ -3,7 +3,7 @@ import Foundation
 /// Why a listing, task or activity operation did not happen, in domain terms. The HTTP layer
 /// maps each case to one status and error code; a sync push maps them to `rejected`/`conflict`.
 public enum ResourceError: Error, Sendable, Equatable {
-    /// No such row, or the caller cannot see it (deliberately the same: SPEC 2).
+    /// No such row, or the caller cannot see it (deliberately the same: contract §2).
     case notFound
     /// The caller sees the row but may not do this.
     case forbidden(String)

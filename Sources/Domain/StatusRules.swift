@@ -1,4 +1,4 @@
-/// Which status changes a write may make, and what each stamps (SPEC 1).
+/// Which status changes a write may make, and what each stamps (contract §1).
 ///
 /// Decisions: any move between the live statuses is allowed (a completed task can be reopened,
 /// a closed listing relisted, a pending sale fall through). `deleted` is entered only through

@@ -1,6 +1,6 @@
 import Foundation
 
-/// RFC 3339 timestamps as the API exchanges them (SPEC 1): output in UTC with exactly
+/// RFC 3339 timestamps as the API exchanges them (contract §1): output in UTC with exactly
 /// millisecond precision (`2026-11-22T10:15:30.123Z`); input with 0–9 fractional digits and
 /// any offset (`Z`, `+02:00`, `-0530`).
 public enum Timestamp {

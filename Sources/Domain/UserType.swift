@@ -1,4 +1,4 @@
-/// A user's role (SPEC 1): admins see and change everything; realtors follow the visibility rules.
+/// A user's role (contract §1): admins see and change everything; realtors follow the visibility rules.
 public enum UserType: String, Sendable, Codable, CaseIterable {
     case admin
     case realtor

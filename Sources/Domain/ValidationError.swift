@@ -1,4 +1,4 @@
-/// Input that is well-formed but not acceptable, with one entry per bad field (SPEC 4: 422
+/// Input that is well-formed but not acceptable, with one entry per bad field (contract §4: 422
 /// `validation_failed`). Collect every problem before throwing so clients can fix all at once.
 public struct ValidationError: Error, Sendable, Equatable {
     public var fields: [FieldError]

@@ -1,7 +1,7 @@
 import HTTP1
 
 /// An error a handler throws to answer with a specific status and the JSON error shape
-/// `{"code", "message", "details", "hint"}` (SPEC §4). Anything else a handler throws becomes
+/// `{"code", "message", "details", "hint"}` (contract §4). Anything else a handler throws becomes
 /// a 500 `internal_error` whose message reveals nothing.
 public struct HTTPError: Error, Sendable, Equatable {
     public var status: HTTPStatus

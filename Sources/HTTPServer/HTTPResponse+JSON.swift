@@ -11,7 +11,7 @@ extension HTTPResponse {
         return HTTPResponse(status: status, headers: headers, body: Array(data))
     }
 
-    /// The SPEC §4 error shape. Built by hand (no encoder that could fail) so protocol errors
+    /// The contract §4 error shape. Built by hand (no encoder that could fail) so protocol errors
     /// can always be answered.
     public static func jsonError(status: HTTPStatus, code: String, message: String,
                                  details: JSONValue? = nil, hint: String? = nil) -> HTTPResponse {

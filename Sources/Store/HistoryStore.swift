@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// The server-written history of an entity (SPEC 1, 2): claim events and status changes,
+/// The server-written history of an entity (contract §1, 2): claim events and status changes,
 /// visible exactly when their entity is, oldest first.
 public struct HistoryStore: Sendable {
     /// The entities that have history, with their table (a fixed list: safe to splice).

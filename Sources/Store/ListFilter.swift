@@ -1,6 +1,6 @@
 import Foundation
 
-/// The filters and page of `GET /v1/{listings|tasks|activities}` (SPEC 5).
+/// The filters and page of `GET /v1/{listings|tasks|activities}` (contract §5).
 public struct ListFilter: Sendable, Equatable {
     /// Whose claim: a user, or unclaimed rows.
     public enum Claimer: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// Listings under SPEC 2: every query carries the caller's visibility predicate, and every
+/// Listings under contract §2: every query carries the caller's visibility predicate, and every
 /// write runs in one transaction with its status side effects and `status_changes` row.
 /// Used by the HTTP routes and, without HTTP, by the sync push.
 public struct ListingStore: Sendable {

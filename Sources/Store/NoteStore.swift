@@ -2,11 +2,11 @@ import Domain
 import Foundation
 import Postgres
 
-/// Notes on tasks, activities and listings (SPEC 2): visible with their parent; anyone who
+/// Notes on tasks, activities and listings (contract §2): visible with their parent; anyone who
 /// sees the parent adds one; only the author (or an admin) edits or deletes it.
 ///
 /// Every query carries the visibility predicate itself, so an invisible note is never read.
-/// Inputs are already validated (`ChildRules`); failures are `StoreError`s in SPEC terms.
+/// Inputs are already validated (`ChildRules`); failures are `StoreError`s in the contract's terms (docs/contract.md).
 public struct NoteStore: Sendable {
     let pool: PostgresPool
 

@@ -53,7 +53,7 @@ enum ResourceSQL {
         }
     }
 
-    /// Whether `listingID` names a listing the viewer sees that is not deleted (SPEC 2: a
+    /// Whether `listingID` names a listing the viewer sees that is not deleted (contract §2: a
     /// work item's `listing_id` must be a listing its author can see).
     static func checkListing(_ listingID: UUID, _ viewer: Viewer, on connection: PostgresConnection) throws -> FieldError? {
         let rows = try connection.query("""

@@ -2,7 +2,7 @@
 public enum StoreError: Error, Sendable, Equatable {
     /// Another user already has this email (compared case-insensitively).
     case emailTaken
-    /// The row does not exist or the caller may not see it (SPEC 2: the two are indistinguishable).
+    /// The row does not exist or the caller may not see it (contract §2: the two are indistinguishable).
     case notFound
     /// The caller sees the row but may not change it.
     case forbidden

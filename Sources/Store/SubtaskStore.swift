@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// Subtasks of tasks and activities (SPEC 2): visible with their parent; whoever may update
+/// Subtasks of tasks and activities (contract §2): visible with their parent; whoever may update
 /// the parent adds, changes, reorders and deletes them.
 ///
 /// Order is (position, id). Positions are the client's: the server never renumbers siblings,

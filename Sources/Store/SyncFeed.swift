@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Reads pages of the sync feed (SPEC 6).
+/// Reads pages of the sync feed (contract §6).
 ///
 /// ## Why transaction ids and snapshots, and why it is gap-free
 ///
@@ -30,7 +30,7 @@ import Postgres
 /// chain delivered it (induction; a full snapshot has no lower bound). If V was replaced
 /// after F, the newer version is in the next chain's range. So nothing is missed.
 /// Rows that changed while the chain ran may come twice (once here, once in the next chain);
-/// SPEC 6 allows duplicates and clients upsert by id. Without concurrent writes there are none,
+/// contract §6 allows duplicates and clients upsert by id. Without concurrent writes there are none,
 /// so a long-poll is not woken by rows the client already has.
 ///
 /// Bounding by F also keeps parents first across the pages of a chain: a task created after

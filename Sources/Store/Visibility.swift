@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Who is asking. The rules of SPEC 2 depend on the caller's id and role only.
+/// Who is asking. The rules of contract §2 depend on the caller's id and role only.
 public struct Viewer: Sendable, Hashable {
     public let userID: UUID
     public let isAdmin: Bool
@@ -12,7 +12,7 @@ public struct Viewer: Sendable, Hashable {
     }
 }
 
-/// The kinds of work item: tasks and activities share every rule (SPEC 2), only the table differs.
+/// The kinds of work item: tasks and activities share every rule (contract §2), only the table differs.
 public enum WorkItemKind: String, Sendable, CaseIterable {
     case task, activity
 
@@ -20,7 +20,7 @@ public enum WorkItemKind: String, Sendable, CaseIterable {
     public var table: String { self == .task ? "tasks" : "activities" }
 }
 
-/// SPEC 2 as SQL predicates, written once and spliced into every read and write, so no query
+/// contract §2 as SQL predicates, written once and spliced into every read and write, so no query
 /// can fetch a row the caller may not see (there is no fetch-then-check for lists to bypass).
 ///
 /// Each predicate takes the alias of the row being tested (a fixed identifier from code) and

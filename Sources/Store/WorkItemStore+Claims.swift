@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// Claims (SPEC 3). A claim is one conditional UPDATE (`claimed_by IS NULL` and claimable):
+/// Claims (contract §3). A claim is one conditional UPDATE (`claimed_by IS NULL` and claimable):
 /// concurrent claimers queue on the row lock and PostgreSQL re-checks the condition against
 /// the winner's committed row, so exactly one UPDATE matches; the losers then read who holds it.
 extension WorkItemStore {

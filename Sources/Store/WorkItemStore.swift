@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// Tasks and activities under SPEC 2 (one store per kind; the rules are the same). Every query
+/// Tasks and activities under contract §2 (one store per kind; the rules are the same). Every query
 /// carries the caller's visibility predicate; every write runs in one transaction with its
 /// status side effects (`completed_at`, `deleted_at`) and `status_changes` row. Claims are in
 /// `WorkItemStore+Claims.swift`. Used by the HTTP routes and, without HTTP, by the sync push.
@@ -123,7 +123,7 @@ public struct WorkItemStore: Sendable {
     }
 
     /// The visible row, locked for the rest of the transaction. Whoever sees an item may
-    /// update it (SPEC 2), so only the delete permission needs computing.
+    /// update it (contract §2), so only the delete permission needs computing.
     func lock(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID) throws -> Locked {
         let rows = try connection.query("""
             SELECT t.status, t.version, t.claimed_by, t.listing_id, \(Visibility.mayDeleteWorkItem("t", viewer)) AS may_delete

@@ -1,4 +1,4 @@
-/// Tasks and activities: the same shape (SPEC 1), so one generator with per-kind extras.
+/// Tasks and activities: the same shape (contract §1), so one generator with per-kind extras.
 extension DemoSQL {
     struct WorkKind {
         let table: String

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Testing
 
-/// SPEC 2 for listings, tasks and activities as tables: relationship × permission.
+/// contract §2 for listings, tasks and activities as tables: relationship × permission.
 @Suite struct AccessRulesTests {
     enum Relation: String, CaseIterable, CustomTestStringConvertible {
         case admin, owner, staff, declarer, claimer, stranger

@@ -1,7 +1,7 @@
 import Domain
 import Testing
 
-/// The status transition table and its stamps (SPEC 1).
+/// The status transition table and its stamps (contract §1).
 @Suite struct StatusRulesTests {
     @Test(arguments: WorkItemStatus.allCases, WorkItemStatus.allCases)
     func workItemTransitions(_ old: WorkItemStatus, _ new: WorkItemStatus) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC 2 for notes and subtasks over real HTTP: every role × parent kind × operation, with
+/// contract §2 for notes and subtasks over real HTTP: every role × parent kind × operation, with
 /// the exact status. Invisible parents and children answer like missing ones (404; 422
 /// `no_such_parent` on create); visible but not allowed is 403.
 @Suite struct ChildAuthorizationMatrixTests {

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-/// A server with one listing, a task and an activity on it, and a user per SPEC 2
+/// A server with one listing, a task and an activity on it, and a user per contract §2
 /// relationship, each signed in. Parents are plain SQL inserts: the parents' own API is built
 /// separately, and these tests are about their children.
 final class ChildFixture {

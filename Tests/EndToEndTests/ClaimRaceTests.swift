@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// SPEC 3 under real concurrency: many users claim one task at the same moment; exactly one
+/// contract §3 under real concurrency: many users claim one task at the same moment; exactly one
 /// wins, every other gets 409 `claim_conflict`, and exactly one claim event is written.
 @Suite struct ClaimRaceTests {
     static let claimers = 50

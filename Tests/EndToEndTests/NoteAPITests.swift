@@ -117,7 +117,7 @@ import Testing
         #expect(edited.json?["edited_at"] is String)
         #expect(edited.json?["edited_by"] as? String == fixture.id(.claimer).apiString)
 
-        // Admins change everything (SPEC 2), and are recorded as the editor.
+        // Admins change everything (contract §2), and are recorded as the editor.
         let byAdmin = try fixture.request(.admin, "PATCH", "/v1/notes/\(id)", json: ["content": "v3", "parent_id": UUID().apiString])
         #expect(byAdmin.status == 200)
         #expect(byAdmin.json?["edited_by"] as? String == fixture.id(.admin).apiString)

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-/// SPEC 2 over the real HTTP API: every role × resource × operation answers exactly the
+/// contract §2 over the real HTTP API: every role × resource × operation answers exactly the
 /// expected status, denied writes change nothing, and lists never contain invisible rows.
 ///
 /// The scene: listing L (owner, staff) with task T and activity A declared by `declarer` and
 /// claimed by `claimer`; `stranger` is a realtor with no relation. The expectations below are
-/// written out by hand from SPEC 2 and 3 (not computed by the code under test).
+/// written out by hand from contract §2 and 3 (not computed by the code under test).
 @Suite struct ResourceAuthorizationMatrixTests {
     enum Resource: String, CaseIterable, CustomTestStringConvertible {
         case listing, task, activity
@@ -26,7 +26,7 @@ import Testing
         Operation.allCases.filter { resource != .listing || ($0 != .claim && $0 != .release) }.map { (resource, $0) }
     }
 
-    /// The status SPEC 2/3 demand.
+    /// The status contract §2/3 demand.
     static func expected(_ resource: Resource, _ operation: Operation, _ role: Role) -> Int {
         let visible = role != .stranger
         switch (resource, operation) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Status side effects (SPEC 1), claim specifics (SPEC 3) and the history endpoints.
+/// Status side effects (contract §1), claim specifics (contract §3) and the history endpoints.
 @Suite struct ResourceHistoryTests {
     @Test func completingAndReopeningStampsAndClearsCompletedAtWithOneStatusChangeEach() throws {
         let world = try ResourceWorld()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `GET /v1/{listings|tasks|activities}` (SPEC 5): keyset pages, filters, bad parameters.
+/// `GET /v1/{listings|tasks|activities}` (contract §5): keyset pages, filters, bad parameters.
 @Suite struct ResourceListTests {
     @Test func pagesWalkEveryVisibleRowOnceInUpdateOrder() throws {
         let world = try ResourceWorld(extraRoles: [.owner])

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC 4 validation on listing, task and activity bodies: each bad field answers 422
+/// contract §4 validation on listing, task and activity bodies: each bad field answers 422
 /// `validation_failed` naming that field with its code; several bad fields are all reported.
 @Suite struct ResourceValidationTests {
     struct Case: CustomTestStringConvertible, Sendable {

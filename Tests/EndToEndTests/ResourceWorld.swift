@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-/// A server with one user per SPEC 2 relationship, signed in, and helpers to build scenes
+/// A server with one user per contract §2 relationship, signed in, and helpers to build scenes
 /// (a listing with a task and an activity on it) directly in SQL, so each case starts from a
 /// known state without depending on the routes under test.
 final class ResourceWorld {

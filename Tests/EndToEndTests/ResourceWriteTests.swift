@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Write semantics of SPEC 5: idempotent create replays, id conflicts, PUT create-or-replace,
+/// Write semantics of contract §5: idempotent create replays, id conflicts, PUT create-or-replace,
 /// If-Match, soft and idempotent DELETE, deleted rows, and `claimed_by` through PATCH/PUT.
 @Suite struct ResourceWriteTests {
     typealias Role = ResourceWorld.Role

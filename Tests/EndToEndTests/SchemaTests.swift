@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The schema's own guarantees, checked against real PostgreSQL: server-managed columns cannot
-/// be faked, enums accept exactly the SPEC strings, and invariants hold without the service layer.
+/// be faked, enums accept exactly the contract's strings (docs/contract.md §1), and invariants hold without the service layer.
 @Suite struct SchemaTests {
     @Test func updateOfSyncedRowBumpsVersionAndIgnoresClientTimestampsAndVersion() throws {
         let database = try TestDatabase.create()

@@ -6,7 +6,7 @@ import Testing
 /// claims and releases, listing reassignments, moves between listings, soft deletes, notes,
 /// subtasks and offline batches through `POST /v1/sync/push`. Meanwhile clients sync in a
 /// loop with random page sizes; afterwards each does one more chain and its replica must equal
-/// exactly what the database says that user may see (SPEC 2 via `Store.Visibility`).
+/// exactly what the database says that user may see (contract §2 via `Store.Visibility`).
 @Suite struct SyncAPIConvergenceTests {
     typealias SplitMix = SyncConvergenceTests.SplitMix
 

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// SPEC 6 exactly-once under crashes: a real `dispatchd serve` process is killed (-9) in the
+/// contract §6 exactly-once under crashes: a real `dispatchd serve` process is killed (-9) in the
 /// middle of a 300-mutation push, a fresh one is started on the same database, someone edits
 /// a finished row through /v1, and the same push is replayed. Every mutation must have been
 /// applied exactly once (the rows, their versions, claim events and status changes equal a push

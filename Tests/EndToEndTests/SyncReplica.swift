@@ -13,7 +13,7 @@ struct SyncReplica {
     var bodies: [String] = []
     var pages = 0
     /// Rows whose parent (a work item's listing; a child's task, activity or listing) was not
-    /// in the replica when the row was applied: the feed broke "parents first" (SPEC 6).
+    /// in the replica when the row was applied: the feed broke "parents first" (contract §6).
     var orphans: [String] = []
 
     static let tables = ["users", "listings", "tasks", "activities", "notes", "subtasks", "claim_events", "status_changes"]

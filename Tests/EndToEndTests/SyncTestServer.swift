@@ -129,7 +129,7 @@ final class SyncTestServer: Sendable {
         try pool.execute(sql)
     }
 
-    /// What `viewer` may see now, per response key, as id → version (SPEC 2 via Store.Visibility).
+    /// What `viewer` may see now, per response key, as id → version (contract §2 via Store.Visibility).
     func expectedState(for member: Member, admin: Bool = false) throws -> [String: [String: Int]] {
         try Self.expectedState(in: pool, for: member, admin: admin)
     }

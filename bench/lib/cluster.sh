@@ -35,7 +35,7 @@ psql_q() { psql -X -Atq "$conninfo" -v ON_ERROR_STOP=1 "$@"; }
 
 # seed_if_needed: a default-size demo team (100k tasks) unless one is there already.
 # Eight admins: with a task's declarer, listing owner and staff that makes ten distinct users
-# who all see it, which the claim storm needs (SPEC 2: a realtor sees only related tasks).
+# who all see it, which the claim storm needs (contract §2: a realtor sees only related tasks).
 seed_if_needed() {
   local tasks; tasks=$(psql_q -c "SELECT CASE WHEN to_regclass('tasks') IS NULL THEN 0 ELSE (SELECT count(*) FROM tasks) END" 2>/dev/null || echo 0)
   if [ "${BENCH_RESEED:-0}" = 1 ] || [ "$tasks" -lt 100000 ]; then
