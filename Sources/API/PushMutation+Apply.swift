@@ -63,16 +63,15 @@ extension PushMutation {
         guard operation == .upsert else {
             return try NoteRoutes.run { try store.delete(id: id, viewer: viewer, check: check, on: connection) }.json
         }
-        var change = ChildInputParser.noteChange.body(record)
-        let content = try ChildInputParser.noteContent(&change)
-        do {
+        return try Self.editElseCreate(edit: {
+            var change = ChildInputParser.noteChange.body(record)
+            let content = try ChildInputParser.noteContent(&change)
             return try NoteRoutes.run { try store.update(id: id, content: content, viewer: viewer, check: check, on: connection) }.json
-        } catch let error as HTTPError where error.status == .notFound {
-            // Edit if it exists, else create it with the client's id.
-        }
-        var creation = ChildInputParser.noteCreation.body(creationRecord)
-        let note = try ChildInputParser.newNote(&creation)
-        return try NoteRoutes.run { try store.create(note, viewer: viewer, on: connection) }.row.json
+        }, create: {
+            var creation = ChildInputParser.noteCreation.body(creationRecord)
+            let note = try ChildInputParser.newNote(&creation)
+            return try NoteRoutes.run { try store.create(note, viewer: viewer, on: connection) }.row.json
+        })
     }
 
     private func applyToSubtask(as viewer: Viewer, store: SubtaskStore, check: VersionCheck,
@@ -80,16 +79,25 @@ extension PushMutation {
         guard operation == .upsert else {
             return try SubtaskRoutes.run { try store.delete(id: id, viewer: viewer, check: check, on: connection) }.json
         }
-        var change = ChildInputParser.subtaskChange.body(record)
-        let changes = try ChildInputParser.subtaskChanges(&change)
-        do {
+        return try Self.editElseCreate(edit: {
+            var change = ChildInputParser.subtaskChange.body(record)
+            let changes = try ChildInputParser.subtaskChanges(&change)
             return try SubtaskRoutes.run { try store.update(id: id, changes: changes, viewer: viewer, check: check, on: connection) }.json
+        }, create: {
+            var creation = ChildInputParser.subtaskCreation.body(creationRecord)
+            let subtask = try ChildInputParser.newSubtask(&creation)
+            return try SubtaskRoutes.run { try store.create(subtask, viewer: viewer, on: connection) }.row.json
+        })
+    }
+
+    /// A child upsert: edit the row when it exists (visible), else create it with the client's
+    /// id. Only "not found" from the edit falls through; any other error is the answer.
+    private static func editElseCreate(edit: () throws -> String, create: () throws -> String) throws -> String {
+        do {
+            return try edit()
         } catch let error as HTTPError where error.status == .notFound {
-            // Edit if it exists, else create it with the client's id.
+            return try create()
         }
-        var creation = ChildInputParser.subtaskCreation.body(creationRecord)
-        let subtask = try ChildInputParser.newSubtask(&creation)
-        return try SubtaskRoutes.run { try store.create(subtask, viewer: viewer, on: connection) }.row.json
     }
 
     /// The record with the mutation's id, as a create body.
