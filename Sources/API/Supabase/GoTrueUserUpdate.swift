@@ -36,6 +36,10 @@ struct GoTrueUserUpdate {
                 errors.append(FieldError(field: "data.\(key)", code: "unknown_field",
                                          message: "Unknown field: only name can be changed."))
             }
+            switch data["avatar_hash"] {
+            case nil, .null?, .string?: break
+            default: errors.append(FieldError(field: "data.avatar_hash", code: "invalid_type", message: "Must be a string or null."))
+            }
             switch data["name"] {
             case nil: name = nil
             case .string(let value)?: name = UserRules.checkName(value, field: "data.name", errors: &errors)
