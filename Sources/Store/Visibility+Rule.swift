@@ -7,7 +7,7 @@ extension Visibility {
     /// `/rest/v1` surface, the resource pipeline), so the rules stay written once, above.
     public static func predicate(_ rule: VisibilityRule, alias: String, _ viewer: Viewer) -> PostgresQuery {
         switch rule {
-        case .everyone: "TRUE"
+        case .activeUsers: viewer.isAdmin ? "TRUE" : "(\(unsafeSQL: alias).deactivated_at IS NULL)"
         case .listing: listing(alias, viewer)
         case .workItem: workItem(alias, viewer)
         case .child(let typeColumn, let idColumn):
