@@ -21,12 +21,12 @@ enum SyncRoutes {
             let viewer = Viewer(userID: user.id, isAdmin: user.isAdmin)
             let parameters = try parse(context.query)
             if parameters.wait > 0 { sync.ensureListening() }
-            // Read before the first page: a notification after this makes the parked
-            // request re-check at once (see SyncWaiters).
-            let generation = sync.waiters.generation
             let page: SyncPage
             do {
-                page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
+                // An idle delta is answered from memory when that is provably what the
+                // database would say (ChangeHistory); anything else reads the feed.
+                page = try sync.idlePageFromMemory(viewer: viewer, cursor: parameters.cursor)
+                    ?? sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
             } catch {
                 throw SyncService.mapped(error)
             }
@@ -35,8 +35,11 @@ enum SyncRoutes {
             let feed = sync.feed
             let request = parameters
             let deadline = ContinuousClock.now + .seconds(request.wait)
-            sync.waiters.park(.init(userID: viewer.userID, isAdmin: viewer.isAdmin, deadline: deadline,
-                                    completion: completion) { final in
+            // Requests asking the same question share one page read per wake-up.
+            let question = "\(request.limit) \(request.cursor.encoded())"
+            let key = "\(viewer.userID) \(viewer.isAdmin) \(question)"
+            var waiter = SyncWaiters.Waiter(userID: viewer.userID, isAdmin: viewer.isAdmin, key: key, seen: page.next.since,
+                                            deadline: deadline, completion: completion) { final in
                 do {
                     let page = try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit)
                     // Keep waiting while there is nothing; the deadline answers whatever there is.
@@ -49,7 +52,16 @@ enum SyncRoutes {
                     }
                     return SyncService.httpError(for: error).response
                 }
-            }, generation: generation)
+            }
+            if !viewer.isAdmin {
+                waiter.sharing = .init(key: question) { users in
+                    let viewers = users.map { Viewer(userID: $0, isAdmin: false) }
+                    guard let page = try? feed.sharedRealtorPage(viewers: viewers, cursor: request.cursor, limit: request.limit)
+                    else { return .unknown }
+                    return page.isEmpty && !page.hasMore ? .nothing : .answer(SyncService.render(page))
+                }
+            }
+            sync.waiters.park(waiter)
             return .deferred(completion)
         }
     }
