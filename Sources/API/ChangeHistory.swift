@@ -50,6 +50,17 @@ import Store
 /// transaction committing now), W_n hands some of it back later as duplicates, never a miss.
 /// Until the first read after start-up, on every read failure and while a read is due, the
 /// request goes to the database.
+///
+/// ## Who is asking, from memory too
+///
+/// The caller's role and active flag come from the users row, normally read per request. The
+/// history keeps the rows it was shown (`remember`), tagged with `usersGeneration` as read
+/// *before* the row was queried; the generation moves whenever a recorded read's audience is
+/// "everyone" (a users row changed in its interval) and when reads are forgotten. Under the
+/// conditions above, a remembered row is current: a users write C acknowledged before t but
+/// not seen by the row's query committed after the tag was read; by 2 the read covering C is
+/// recorded, after the tag (it sees C, the query did not), and it says "everyone", so the
+/// generation moved and the row is not used.
 final class ChangeHistory: @unchecked Sendable {
     struct Read: Sendable {
         let snapshot: SyncSnapshot
@@ -67,6 +78,17 @@ final class ChangeHistory: @unchecked Sendable {
     private let lock = NSLock()
     private var reads: [Read] = []
     private var notifications: UInt64 = 0
+    private var users: [UUID: RememberedUser] = [:]
+    private var generation: UInt64 = 0
+
+    struct RememberedUser {
+        let isAdmin: Bool
+        let isActive: Bool
+        let generation: UInt64
+    }
+
+    /// At most this many remembered users (a team's size; beyond it, start over).
+    static let maxRememberedUsers = 100_000
 
     init(capacity: Int = 256) {
         self.capacity = max(capacity, 1)
@@ -79,9 +101,22 @@ final class ChangeHistory: @unchecked Sendable {
 
     var notificationCount: UInt64 { lock.withLock { notifications } }
 
+    /// Read this *before* querying a users row to `remember`.
+    var usersGeneration: UInt64 { lock.withLock { generation } }
+
+    /// A users row as the database answered it, queried after `usersGeneration` returned `tag`.
+    func remember(_ id: UUID, isAdmin: Bool, isActive: Bool, tag: UInt64) {
+        lock.withLock {
+            guard tag == generation else { return }
+            if users.count >= Self.maxRememberedUsers { users.removeAll() }
+            users[id] = RememberedUser(isAdmin: isAdmin, isActive: isActive, generation: tag)
+        }
+    }
+
     /// Records a successful read.
     func record(_ read: Read) {
         lock.withLock {
+            if read.everyone { generation &+= 1 }
             reads.append(read)
             if reads.count > capacity { reads.removeFirst(reads.count - capacity) }
         }
@@ -90,22 +125,28 @@ final class ChangeHistory: @unchecked Sendable {
     /// A read failed: what committed in its interval is unknown, so forget everything (the
     /// next read starts from the last good snapshot, and a cursor must cover a newer one).
     func forget() {
-        lock.withLock { reads.removeAll() }
+        lock.withLock {
+            reads.removeAll()
+            generation &+= 1
+        }
     }
 
-    /// The `next_since` for an idle delta answered from memory, or nil when it cannot be
-    /// proven that nothing new is visible to `viewer` (see the type's comment).
-    func idleCursor(for viewer: Viewer, cursor: SyncCursor, fence: PostgresListener.Fence) -> SyncCursor? {
-        guard !viewer.isAdmin, cursor.position == nil, let since = cursor.since,
+    /// The caller (from a remembered users row) and the `next_since` for an idle delta
+    /// answered from memory, or nil when it cannot be proven that nothing new is visible to
+    /// user `userID` (see the type's comment).
+    func idleCursor(for userID: UUID, cursor: SyncCursor, fence: PostgresListener.Fence) -> (Viewer, SyncCursor)? {
+        guard cursor.position == nil, let since = cursor.since,
               let fenced = SyncSnapshot(text: fence.snapshot), since.xmax <= fenced.xmax
         else { return nil }
-        return lock.withLock { () -> SyncCursor? in
-            guard let latest = reads.last, latest.epoch == fence.epoch, latest.notificationsBefore == notifications
+        return lock.withLock { () -> (Viewer, SyncCursor)? in
+            guard let latest = reads.last, latest.epoch == fence.epoch, latest.notificationsBefore == notifications,
+                  let user = users[userID], user.generation == generation, user.isActive, !user.isAdmin
             else { return nil }
+            let viewer = Viewer(userID: userID, isAdmin: false)
             if cursor.lower > 0 && cursor.lower <= latest.horizon && latest.horizon > cursor.horizon { return nil }
             for read in reads.reversed() {
                 if since.covers(read.snapshot) {
-                    return SyncCursor(since: latest.snapshot, horizon: latest.horizon)
+                    return (viewer, SyncCursor(since: latest.snapshot, horizon: latest.horizon))
                 }
                 if read.everyone || read.users.contains(viewer.userID) { return nil }
             }

@@ -17,24 +17,33 @@ enum SyncRoutes {
 
     static func register(on router: inout Router, auth: AuthService, sync: SyncService) {
         router.get("/v1/sync") { _, context in
-            let user = try auth.currentUser(context)
-            let viewer = Viewer(userID: user.id, isAdmin: user.isAdmin)
-            let parameters = try parse(context.query)
-            if parameters.wait > 0 { sync.ensureListening() }
-            let page: SyncPage
-            do {
-                // An idle delta is answered from memory when that is provably what the
-                // database would say (ChangeHistory); anything else reads the feed.
-                page = try sync.idlePageFromMemory(viewer: viewer, cursor: parameters.cursor)
-                    ?? sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
-            } catch {
-                throw SyncService.mapped(error)
+            let principal = try AuthService.principal(context)
+            let parsed = Result { try parse(context.query) }
+            if case .success(let parameters) = parsed, parameters.wait > 0 { sync.ensureListening() }
+            let viewer: Viewer, page: SyncPage, parameters: Parameters
+            // An idle delta is answered from memory (caller included) when that is provably
+            // what the database would say (ChangeHistory); anything else reads the feed.
+            if case .success(let valid) = parsed,
+               let (known, idle) = sync.idlePageFromMemory(userID: principal.userID, cursor: valid.cursor) {
+                (viewer, page, parameters) = (known, idle, valid)
+            } else {
+                let tag = sync.usersGeneration
+                let user = try auth.currentUser(context)  // 401 before 400, as always
+                parameters = try parsed.get()
+                viewer = Viewer(userID: user.id, isAdmin: user.isAdmin)
+                sync.remember(viewer, isActive: user.isActive, tag: tag)
+                do {
+                    page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
+                } catch {
+                    throw SyncService.mapped(error)
+                }
             }
             guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page)) }
             let completion = ResponseCompletion()
             let feed = sync.feed
             let request = parameters
             let deadline = ContinuousClock.now + .seconds(request.wait)
+            let logger = context.logger  // not the whole context: a parked request should stay small
             // Requests asking the same question share one page read per wake-up.
             let question = "\(request.limit) \(request.cursor.encoded())"
             let key = "\(viewer.userID) \(viewer.isAdmin) \(question)"
@@ -48,7 +57,7 @@ enum SyncRoutes {
                 } catch {
                     // No middleware sees a parked request's failure: log what it would.
                     if !(SyncService.mapped(error) is HTTPError) {
-                        context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
+                        logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
                     }
                     return SyncService.httpError(for: error).response
                 }

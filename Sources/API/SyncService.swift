@@ -72,17 +72,25 @@ public final class SyncService: Sendable {
         _ = listener.waitUntilListening(timeout: .seconds(2))
     }
 
-    /// The empty page of an idle delta when ChangeHistory can prove nothing new is visible to
-    /// `viewer` after `cursor`; nil means "ask the database". Costs a share of one round trip
-    /// on the LISTEN connection (the fence), no pooled connection and no query of the feed.
-    func idlePageFromMemory(viewer: Viewer, cursor: SyncCursor) -> SyncPage? {
-        guard !viewer.isAdmin, cursor.since != nil, cursor.position == nil else { return nil }
+    /// The caller and the empty page of an idle delta when ChangeHistory can prove nothing new
+    /// is visible to user `userID` after `cursor`; nil means "ask the database". Costs a share
+    /// of one round trip on the LISTEN connection (the fence), no pooled connection and no query.
+    func idlePageFromMemory(userID: UUID, cursor: SyncCursor) -> (Viewer, SyncPage)? {
+        guard cursor.since != nil, cursor.position == nil else { return nil }
         fanout.start()
         guard let fence = fanout.listener?.fence(timeout: Self.fenceTimeout),
-              let next = fanout.history.idleCursor(for: viewer, cursor: cursor, fence: fence)
+              let (viewer, next) = fanout.history.idleCursor(for: userID, cursor: cursor, fence: fence)
         else { return nil }
         memoryAnswers.withLock { $0 += 1 }
-        return SyncPage(next: next)
+        return (viewer, SyncPage(next: next))
+    }
+
+    /// Read before looking up a caller's users row, then pass to `remember`.
+    var usersGeneration: UInt64 { fanout.history.usersGeneration }
+
+    /// The caller's users row as the database answered it (see ChangeHistory).
+    func remember(_ viewer: Viewer, isActive: Bool, tag: UInt64) {
+        fanout.history.remember(viewer.userID, isAdmin: viewer.isAdmin, isActive: isActive, tag: tag)
     }
 
     /// Deletes revocation history older than the retention; cursors from before answer 410.

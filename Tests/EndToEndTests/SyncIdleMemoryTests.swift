@@ -164,6 +164,24 @@ import Testing
         #expect(Set(removed) == [listing.uuidString.lowercased(), task.uuidString.lowercased()])
     }
 
+    @Test func callerDeactivatedElsewhereIsRefusedAtOnce() throws {
+        let server = try SyncTestServer(instances: 2)
+        let rita = try server.member("rita"), otto = try server.member("otto")
+        var replica = SyncReplica(), ottoReplica = SyncReplica()
+        try replica.syncToEnd(server, as: rita)
+        try ottoReplica.syncToEnd(server, as: otto)
+        let since = try Self.syncUntilAnsweredFromMemory(server, rita, since: replica.since)
+        // Only the row changes (no session is revoked): the remembered row must not be used.
+        try server.instances[1].pool.execute("UPDATE users SET deactivated_at = now() WHERE id = \(rita.id)")
+        // Once the change stream has read past it (memory answers otto again), rita's own
+        // answer cannot lean on the notification alone.
+        let ottoSince = try #require(try ottoReplica.apply(try server.sync(otto, since: ottoReplica.since))["next_since"] as? String)
+        let latest = try Self.syncUntilAnsweredFromMemory(server, otto, since: ottoSince)
+        #expect(try server.sync(rita, since: since).status == 401)
+        // Even with a cursor from after the deactivation (whose delta holds nothing for her).
+        #expect(try server.sync(rita, since: latest).status == 401)
+    }
+
     @Test func adminsAndCursorsFromTheFutureAreLeftToTheDatabase() throws {
         let server = try SyncTestServer()
         let ada = try server.member("ada", admin: true), rita = try server.member("rita")
