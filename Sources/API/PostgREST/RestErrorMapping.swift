@@ -1,0 +1,54 @@
+import HTTP1
+import HTTPServer
+import Postgres
+
+/// The one place that turns anything a `/rest/v1` handler throws into the family's wire shape
+/// `{"code","message","details","hint"}` with PostgREST's statuses. A route-group error
+/// renderer can call `httpError(for:)` as this family's style.
+///
+/// Database errors keep the server's transient-failure policy (503 + `Retry-After`, never a
+/// 5xx that could be mistaken for a permanent refusal), and messages are fixed sentences:
+/// PostgreSQL's own text can contain SQL and never reaches a client.
+enum RestErrorMapping {
+    static func httpError(for error: any Error) -> HTTPError {
+        switch error {
+        case let error as RestError:
+            return error.httpError
+        case let error as HTTPError:
+            return error
+        case let error as PostgresError:
+            return httpError(for: error)
+        default:
+            return HTTPError.internalError
+        }
+    }
+
+    static func httpError(for error: PostgresError) -> HTTPError {
+        if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed {
+            return unavailable("PGRST001", "The database is temporarily unavailable. Try again shortly.")
+        }
+        guard error.kind == .server, let code = error.code else { return HTTPError.internalError }
+        switch code {
+        case .queryCanceled, .lockNotAvailable:
+            return unavailable("57014", "The database did not answer in time. Try again shortly.")
+        case .serializationFailure, .deadlockDetected:
+            return unavailable(code.rawValue, "The request collided with a concurrent change. Retry it.")
+        case .undefinedColumn:
+            return RestError(status: .badRequest, code: code.rawValue, message: "A column in the request does not exist.").httpError
+        default:
+            // Class 22: a filter value the database could not read as its column's type
+            // (a timestamp out of range, a malformed array): the client's value, a 400.
+            if code.errorClass == "22" {
+                return RestError(status: .badRequest, code: code.rawValue,
+                                 message: "A filter value has the wrong format or is out of range for its column.").httpError
+            }
+            return HTTPError.internalError
+        }
+    }
+
+    private static func unavailable(_ code: String, _ message: String) -> HTTPError {
+        var error = RestError(status: .serviceUnavailable, code: code, message: message).httpError
+        error.extraHeaders.set(name: "Retry-After", value: String(DatabaseErrorMapping.retryAfterSeconds))
+        return error
+    }
+}
