@@ -21,6 +21,8 @@ public struct APIApplication: Sendable {
     public let trustedProxies: TrustedProxies
     /// How `/rest/v1` widens `updated_at=gt.` delta polls (WRITE_TRANSACTION_TIMEOUT, CLIENT_CLOCK_SKEW).
     public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
+    /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
+    public let publishableKey: String?
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
@@ -28,8 +30,9 @@ public struct APIApplication: Sendable {
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
-                trustedProxies: TrustedProxies = TrustedProxies()) {
+                trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil) {
         self.readiness = readiness
+        self.publishableKey = publishableKey
         self.trustedProxies = trustedProxies
         self.auth = auth
         self.metrics = RequestMetrics()
@@ -49,6 +52,7 @@ public struct APIApplication: Sendable {
             if let auth {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
+                GoTrueRoutes.registerSignIn(on: &open, auth: auth)
             }
         }
         guard let auth else { return router }
@@ -66,19 +70,23 @@ public struct APIApplication: Sendable {
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
+            GoTrueRoutes.register(on: &api, auth: auth)
         }
         return router
     }
 
     /// Outermost first: find the real client address, log and count every request with its
     /// final status, gzip the final response (errors included, as rendered), render errors as
-    /// JSON, and map database errors before that rendering sees them; then authenticate
-    /// requests whose route requires it. All of them read the route the server resolved once.
+    /// JSON, check the publishable key of the Supabase-compatible families and render their
+    /// errors in their wire shape (`SupabaseGateway`), and map database errors before either
+    /// rendering sees them; then authenticate requests whose route requires it. All of them
+    /// read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            CompressionMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware(),
+            CompressionMiddleware(), ErrorMiddleware(), SupabaseGateway(publishableKey: publishableKey),
+            DatabaseErrorMiddleware(),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]

@@ -54,17 +54,25 @@ import Testing
         #expect(try rest.titles("tasks", as: .admin).count == 5)
     }
 
-    @Test func withoutATokenTheAnswerIs401() throws {
+    @Test func withoutAUserTokenTheAnswerIs401InPostgRESTShape() throws {
         let rest = try RestWorld()
-        let response = try rest.world.app.request("GET", "/rest/v1/tasks?select=*", headers: ["apikey": "public-key"])
-        #expect(response.status == 401)
+        let key = AuthTestServer.publishableKey
+        // Anonymous (only the public key, as the clients send before sign-in).
+        let anonymous = try rest.world.app.request("GET", "/rest/v1/tasks?select=*",
+                                                   headers: ["apikey": key, "Authorization": "Bearer \(key)"])
+        #expect(anonymous.status == 401 && RestWorld.code(anonymous) == "PGRST301")
+        let forged = try rest.world.app.request("GET", "/rest/v1/tasks?select=*", token: "not.a.jwt", headers: ["apikey": key])
+        #expect(forged.status == 401 && RestWorld.code(forged) == "PGRST301")
+        #expect(try rest.get("tasks?select=*", headers: ["apikey": "wrong"]).status == 401)
+        // `apikey` in the query string is the key, not a filter.
+        #expect(try rest.titles("tasks?select=*&apikey=\(key)&title=eq.Alpha") == ["Alpha"])
     }
 
     @Test func swiftClientQuirksAreUnderstood() throws {
         let rest = try RestWorld()
         let upper = rest.id("Bravo").uppercased()
         // `Apikey` casing, an upper-case UUID, a fully percent-encoded value (`*`, `.`, `:` …).
-        let swift = try rest.get("tasks?select=%2A&id=eq.\(upper)", headers: ["Apikey": "public-key"])
+        let swift = try rest.get("tasks?select=%2A&id=eq.\(upper)", headers: ["Apikey": AuthTestServer.publishableKey])
         #expect(RestWorld.array(swift).compactMap { $0["title"] as? String } == ["Bravo"])
         #expect(try rest.titles("tasks?id=in.%28\(upper)%2C\(rest.id("Alpha").uppercased())%29").sorted() == ["Alpha", "Bravo"])
         // Dates without a zone are UTC; any offset works, encoded or as a raw `+`.

@@ -45,7 +45,7 @@ final class RestWorld {
     func get(_ path: String, as role: ResourceWorld.Role = .owner, method: String = "GET",
              headers: [String: String] = [:]) throws -> TestHTTPClient.Response {
         var headers = headers
-        if headers.keys.allSatisfy({ $0.lowercased() != "apikey" }) { headers["apikey"] = "public-key" }
+        if headers.keys.allSatisfy({ $0.lowercased() != "apikey" }) { headers["apikey"] = AuthTestServer.publishableKey }
         return try world.app.request(method, "/rest/v1/" + path.replacingOccurrences(of: " ", with: "%20"), token: world.token(role), headers: headers)
     }
 

@@ -10,10 +10,21 @@ import Postgres
 /// 5xx that could be mistaken for a permanent refusal), and messages are fixed sentences:
 /// PostgreSQL's own text can contain SQL and never reaches a client.
 enum RestErrorMapping {
+    /// The family's renderer (`SupabaseFamily.render`): every error under `/rest/v1`, the
+    /// gateway's and authentication's included. Unexpected ones are logged here, never shown.
+    static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        if !(error is RestError || error is HTTPError || error is PostgresError) {
+            context.logger.error("Unhandled error in /rest/v1", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return httpError(for: error).response
+    }
+
     static func httpError(for error: any Error) -> HTTPError {
         switch error {
         case let error as RestError:
             return error.httpError
+        case let error as HTTPError where error.status == .unauthorized:
+            return unauthorized(error)
         case let error as HTTPError:
             return error
         case let error as PostgresError:
@@ -44,6 +55,23 @@ enum RestErrorMapping {
             }
             return HTTPError.internalError
         }
+    }
+
+    /// PostgREST's JWT errors for what the authentication layer refused: an expired token is
+    /// `PGRST303` "JWT expired", any other bad token `PGRST301`. The gateway's key errors
+    /// (`no_api_key`, `invalid_api_key`) keep their codes, as Supabase's gateway sends them.
+    private static func unauthorized(_ error: HTTPError) -> HTTPError {
+        var mapped = error
+        switch error.code {
+        case "token_expired":
+            mapped.code = "PGRST303"
+            mapped.message = "JWT expired"
+        case "no_api_key", "invalid_api_key":
+            break
+        default:
+            mapped.code = "PGRST301"
+        }
+        return mapped
     }
 
     private static func unavailable(_ code: String, _ message: String) -> HTTPError {

@@ -13,7 +13,8 @@ struct RestReadRequest: Sendable {
     /// `limit=0`: PostgREST answers an empty page (with the total, when counted).
     var limitZero: Bool
 
-    static let reservedKeys: Set<String> = ["select", "order", "limit", "offset", "columns", "on_conflict"]
+    /// Not filters: PostgREST's own keys, and `apikey` (the gateway reads it from the query too).
+    static let reservedKeys: Set<String> = ["select", "order", "limit", "offset", "columns", "on_conflict", "apikey"]
     static let treeKeys: Set<String> = ["or", "and", "not.or", "not.and"]
 
     /// `delta`: how `updated_at=gt./gte.` filters are widened (`RestDeltaWindow`).
@@ -30,7 +31,7 @@ struct RestReadRequest: Sendable {
             case "order": query.order = try Self.order(item.value, filters)
             case "limit": limit = try Self.integer(item.value, name: "limit")
             case "offset": offset = try Self.integer(item.value, name: "offset")
-            case "columns", "on_conflict": continue
+            case let key where Self.reservedKeys.contains(key): continue
             case let key where Self.treeKeys.contains(key):
                 query.conditions.append(try filters.tree(key: key, item.value))
             case let key where key.contains("."):
