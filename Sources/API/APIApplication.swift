@@ -68,14 +68,14 @@ public struct APIApplication: Sendable {
     }
 
     /// Outermost first: find the real client address, log and count every request with its
-    /// final status, gzip the final response (errors included, as rendered), render errors as
-    /// JSON, and map database errors before that rendering sees them; then authenticate
+    /// final status, gzip the final response (errors included, as rendered), render every
+    /// error in the style of its route group (`APIErrorRenderer`, the one place); then authenticate
     /// requests whose route requires it. All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            CompressionMiddleware(), ErrorMiddleware(), DatabaseErrorMiddleware(),
+            CompressionMiddleware(), ErrorMiddleware(renderer: APIErrorRenderer()),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]

@@ -5,7 +5,7 @@ import HTTPServer
 import Store
 
 /// HTTP conventions shared by the note and subtask routes: the caller as a `Viewer`, the list
-/// cursor, `If-Match` as a version check for the store, and `StoreError` → HTTP.
+/// cursor and the responses.
 enum ChildHTTP {
     /// Fields a client may send back unchanged on any child write; they are dropped (contract §4).
     static let ignoredOnWrite = JSONRequestBody.serverManaged.union(["deleted_at"])
@@ -62,47 +62,8 @@ enum ChildHTTP {
         guard let text = context.query["cursor"] else { return nil }
         guard text.count <= 512, let position = OpaqueToken.decode(ChildPage.Position.self, from: text)
         else {
-            throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
+            throw DomainError.badRequest(.invalidCursor, "The cursor is malformed; start again without it.")
         }
         return position
-    }
-
-    // MARK: Errors
-
-    /// The one mapping from the store's answers to HTTP for notes and subtasks. `noun` names
-    /// the row ("note"), `forbidden` explains who may change it.
-    static func run<Result>(noun: String, forbidden: String, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw httpError(error, noun: noun, forbidden: forbidden)
-        }
-    }
-
-    static func httpError(_ error: StoreError, noun: String, forbidden: String) -> HTTPError {
-        switch error {
-        case .notFound:
-            return HTTPError.notFound("No such \(noun).")
-        case .forbidden:
-            return HTTPError(status: .forbidden, code: "forbidden", message: forbidden)
-        case .versionMismatch(let current):
-            return IfMatch.preconditionFailed(current: current.version)
-        case .idConflict:
-            return HTTPError(status: .conflict, code: "id_conflict",
-                             message: "A different \(noun) already has this id.",
-                             details: ["field": "id"], hint: "Generate a new id, or resend the original content.")
-        case .noSuchParent:
-            return JSONRequestBody.validationFailed([
-                FieldError(field: "parent_id", code: "no_such_parent", message: "No such parent."),
-            ])
-        case .parentDeleted:
-            return HTTPError(status: .conflict, code: "parent_deleted",
-                             message: "The parent is deleted; its \(noun)s can no longer be added or changed.")
-        case .rowDeleted:
-            return HTTPError(status: .conflict, code: "row_deleted",
-                             message: "This \(noun) is deleted and can no longer be changed.")
-        case .emailTaken:
-            return HTTPError(status: .conflict, code: "conflict", message: "Conflicting change.")
-        }
     }
 }

@@ -71,7 +71,7 @@ enum ResourceInputParser {
     }
 
     static func required(_ field: String) -> FieldError {
-        FieldError(field: field, code: "required", message: "Is required.")
+        FieldError(field: field, code: .required, message: "Is required.")
     }
 
     /// The `id` of a create body: nil when absent (the server picks one).
@@ -82,7 +82,7 @@ enum ResourceInputParser {
     /// On `PUT`/`PATCH` a body `id` is server-managed: ignored when it equals the path's, refused otherwise.
     static func checkBodyID(_ body: inout JSONRequestBody, path id: UUID) {
         if let sent = body.uuid("id", nullable: false) ?? nil, sent != id {
-            body.add(FieldError(field: "id", code: "id_mismatch", message: "Must match the id in the path (or be left out)."))
+            body.add(FieldError(field: "id", code: .idMismatch, message: "Must match the id in the path (or be left out)."))
         }
     }
 }

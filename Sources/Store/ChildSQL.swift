@@ -65,7 +65,7 @@ enum ChildSQL {
             UPDATE \(unsafeSQL: table) c SET deleted_at = now() WHERE c.id = \(id)
             RETURNING dispatch_json(c)::text AS json, c.version
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(String(table.dropLast())) }
         return try ChildSQL.row(row)
     }
 

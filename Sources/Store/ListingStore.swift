@@ -27,7 +27,7 @@ public struct ListingStore: Sendable {
             SELECT dispatch_json(l)::text AS json, l.version FROM listings l
             WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         return try ResourceSQL.decodeRow(row)
     }
 
@@ -45,7 +45,7 @@ public struct ListingStore: Sendable {
             SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
             WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
             """)
-        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
+        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken("listing") }
         return (try ResourceSQL.decodeRow(row), false)
     }
 
@@ -70,7 +70,7 @@ public struct ListingStore: Sendable {
                     on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
         let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
         if !exists {
-            guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
+            guard check.allows(version: nil) else { throw DomainError.preconditionFailed(currentVersion: nil) }
             if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
         }
         return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
@@ -84,14 +84,14 @@ public struct ListingStore: Sendable {
     /// `delete` inside the caller's transaction (sync push).
     public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
-        guard current.mayManage else { throw ResourceError.forbidden("Only the listing's owner may delete it.") }
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard current.mayManage else { throw DomainError.forbidden("Only the listing's owner may delete it.") }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         if current.status == .deleted { return try get(connection, id) }
         let rows = try connection.query("""
             UPDATE listings l SET status = 'deleted', deleted_at = now() WHERE l.id = \(id)
             RETURNING dispatch_json(l)::text AS json, l.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue, new: "deleted",
                                            by: viewer.userID, on: connection)
         return try ResourceSQL.decodeRow(row)
@@ -117,7 +117,7 @@ public struct ListingStore: Sendable {
             FROM listings l WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
             FOR UPDATE OF l
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         return Locked(status: try row.decodeKnown("status", table: "listings"),
                       version: try row.decode("version"), ownedBy: try row.decode("owned_by"),
                       assignedStaff: try row.decode("assigned_staff"),
@@ -126,7 +126,7 @@ public struct ListingStore: Sendable {
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
         let rows = try connection.query("SELECT dispatch_json(l)::text AS json, l.version FROM listings l WHERE l.id = \(id)")
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         return try ResourceSQL.decodeRow(row)
     }
 
@@ -137,12 +137,12 @@ public struct ListingStore: Sendable {
         input.ownedBy = owner
         var errors = input.check(complete: true)
         guard owner == viewer.userID || viewer.isAdmin else {
-            throw ResourceError.forbidden("Only administrators may create listings owned by someone else.")
+            throw DomainError.forbidden("Only administrators may create listings owned by someone else.")
         }
         var references = [(field: "owned_by", id: owner)]
         if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
         errors += try ResourceSQL.checkUsers(references, on: connection)
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         let fields = ListingInput.Field.allCases
         let columns = fields.map(\.rawValue).joined(separator: ", ")
         let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
@@ -164,16 +164,16 @@ public struct ListingStore: Sendable {
     func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: ListingInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
-        guard current.mayUpdate else { throw ResourceError.forbidden("Only the listing's owner or assigned staff may change it.") }
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard current.mayUpdate else { throw DomainError.forbidden("Only the listing's owner or assigned staff may change it.") }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
         switch StatusRules.update(from: current.status, to: newStatus) {
-        case .rowDeleted: throw ResourceError.deleted
-        case .useDelete: throw ResourceError.validation([ListingInput.useDelete])
+        case .rowDeleted: throw DomainError.deleted("listing")
+        case .useDelete: throw DomainError.validation([ListingInput.useDelete])
         case .allowed: break
         }
         if !patch, !input.provided.contains(.address) {
-            throw ResourceError.validation(input.check(complete: true))
+            throw DomainError.validation(input.check(complete: true))
         }
         var references: [(field: String, id: UUID)] = []
         var reassigns = false
@@ -186,10 +186,10 @@ public struct ListingStore: Sendable {
             if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
         }
         guard !reassigns || current.mayManage else {
-            throw ResourceError.forbidden("Only the listing's owner may change owned_by or assigned_staff.")
+            throw DomainError.forbidden("Only the listing's owner may change owned_by or assigned_staff.")
         }
         let errors = try ResourceSQL.checkUsers(references, on: connection)
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         var sets = ListingInput.Field.allCases.filter { input.applies($0, patch: patch) }.map {
             "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
         }
@@ -201,7 +201,7 @@ public struct ListingStore: Sendable {
             UPDATE listings l SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE l.id = \(id)
             RETURNING dispatch_json(l)::text AS json, l.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         if newStatus != current.status {
             try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue,
                                                new: newStatus.rawValue, by: viewer.userID, on: connection)

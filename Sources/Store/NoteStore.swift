@@ -6,9 +6,11 @@ import Postgres
 /// sees the parent adds one; only the author (or an admin) edits or deletes it.
 ///
 /// Every query carries the visibility predicate itself, so an invisible note is never read.
-/// Inputs are already validated (`ChildRules`); failures are `StoreError`s in the contract's terms (docs/contract.md).
+/// Inputs are already validated (`ChildRules`); failures are `DomainError`s in the contract's terms (docs/contract.md §4).
 public struct NoteStore: Sendable {
     let pool: PostgresPool
+    /// Why a caller who sees the row may still not change it (403).
+    static let forbidden = "Only the note's author (or an admin) may change it."
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -34,7 +36,7 @@ public struct NoteStore: Sendable {
                      after: ChildPage.Position?) throws -> ChildPage {
         try pool.withConnection { connection in
             guard try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
-                throw StoreError.notFound
+                throw DomainError.notFound("note")
             }
             let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
             let rows = try connection.query(budget.query("""
@@ -62,7 +64,7 @@ public struct NoteStore: Sendable {
             SELECT dispatch_json(n)::text AS json, n.version FROM notes n
             WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("note") }
         return try ChildSQL.row(row)
     }
 
@@ -80,9 +82,9 @@ public struct NoteStore: Sendable {
         }
         guard let parent = try ChildSQL.parentState(note.parentType, id: note.parentID, viewer: viewer,
                                                     lock: true, on: connection) else {
-            throw StoreError.noSuchParent
+            throw DomainError.noSuchParent
         }
-        guard !parent.deleted else { throw StoreError.parentDeleted }
+        guard !parent.deleted else { throw DomainError.parentDeleted("note") }
         let rows = try connection.query("""
             INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
             VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
@@ -95,7 +97,7 @@ public struct NoteStore: Sendable {
         if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
             return ChildCreateResult(row: existing, created: false)
         }
-        throw StoreError.idConflict
+        throw DomainError.childIDTaken("note")
     }
 
     /// The stored note with `id` if `note` replays it; nil when no row has the id; throws
@@ -113,7 +115,7 @@ public struct NoteStore: Sendable {
             && row.decode("created_by", as: UUID.self) == viewer.userID
             && row.decode("parent_type", as: String.self) == note.parentType.rawValue
             && row.decode("parent_id", as: UUID.self) == note.parentID
-        guard same else { throw StoreError.idConflict }
+        guard same else { throw DomainError.childIDTaken("note") }
         return try ChildSQL.row(row)
     }
 
@@ -127,15 +129,15 @@ public struct NoteStore: Sendable {
     public func update(id: UUID, content: String?, viewer: Viewer, check: VersionCheck,
                        on connection: PostgresConnection) throws -> ChildRow {
         let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-        guard !current.deleted else { throw StoreError.rowDeleted }
-        guard !current.parentDeleted else { throw StoreError.parentDeleted }
+        guard !current.deleted else { throw DomainError.childDeleted("note") }
+        guard !current.parentDeleted else { throw DomainError.parentDeleted("note") }
         guard let content, content != current.content else { return current.row }
         let rows = try connection.query("""
             UPDATE notes n SET content = \(content), edited_at = now(), edited_by = \(viewer.userID)
             WHERE n.id = \(id)
             RETURNING dispatch_json(n)::text AS json, n.version
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("note") }
         return try ChildSQL.row(row)
     }
 
@@ -171,14 +173,14 @@ public struct NoteStore: Sendable {
             WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
             FOR UPDATE OF n
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("note") }
         let current = try ChildSQL.row(row)
         guard ChildRules.mayChangeNote(authorID: try row.decode("created_by"), callerID: viewer.userID,
                                        callerIsAdmin: viewer.isAdmin) else {
-            throw StoreError.forbidden
+            throw DomainError.forbidden(Self.forbidden)
         }
         if !check.allows(version: current.version) {
-            throw StoreError.versionMismatch(current: current)
+            throw DomainError.preconditionFailed(currentVersion: current.version)
         }
         return Locked(row: current, content: try row.decode("content"), deleted: try row.decode("deleted"),
                       parentDeleted: try row.decode("parent_deleted"))

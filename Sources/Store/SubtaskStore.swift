@@ -9,6 +9,8 @@ import Postgres
 /// so reordering is one PATCH of the moved row's position, and ties fall back to id order.
 public struct SubtaskStore: Sendable {
     let pool: PostgresPool
+    /// Why a caller who sees the row may still not change it (403).
+    static let forbidden = "Only someone who may update the parent may change its subtasks."
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -53,7 +55,7 @@ public struct SubtaskStore: Sendable {
         try pool.withConnection { connection in
             guard parentType.canHaveSubtasks,
                   try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
-                throw StoreError.notFound
+                throw DomainError.notFound("subtask")
             }
             let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
             let rows = try connection.query(budget.query("""
@@ -79,7 +81,7 @@ public struct SubtaskStore: Sendable {
             SELECT dispatch_json(s)::text AS json, s.version FROM subtasks s
             WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("subtask") }
         return try ChildSQL.row(row)
     }
 
@@ -98,10 +100,10 @@ public struct SubtaskStore: Sendable {
         guard subtask.parentType.canHaveSubtasks,
               let parent = try ChildSQL.parentState(subtask.parentType, id: subtask.parentID, viewer: viewer,
                                                     lock: true, on: connection) else {
-            throw StoreError.noSuchParent
+            throw DomainError.noSuchParent
         }
-        guard parent.mayUpdate else { throw StoreError.forbidden }
-        guard !parent.deleted else { throw StoreError.parentDeleted }
+        guard parent.mayUpdate else { throw DomainError.forbidden(Self.forbidden) }
+        guard !parent.deleted else { throw DomainError.parentDeleted("subtask") }
         let rows = try connection.query("""
             INSERT INTO subtasks AS s (id, title, completed, parent_type, parent_id, position)
             VALUES (coalesce(\(subtask.id), gen_random_uuid()), \(subtask.title), coalesce(\(subtask.completed), false),
@@ -117,7 +119,7 @@ public struct SubtaskStore: Sendable {
         if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
             return ChildCreateResult(row: existing, created: false)
         }
-        throw StoreError.idConflict
+        throw DomainError.childIDTaken("subtask")
     }
 
     private func replay(id: UUID, of subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow? {
@@ -133,7 +135,7 @@ public struct SubtaskStore: Sendable {
             && row.decode("parent_id", as: UUID.self) == subtask.parentID
             && subtask.completed.map { try row.decode("completed", as: Bool.self) == $0 } ?? true
             && subtask.position.map { try row.decode("position", as: Int.self) == $0 } ?? true
-        guard same else { throw StoreError.idConflict }
+        guard same else { throw DomainError.childIDTaken("subtask") }
         return try ChildSQL.row(row)
     }
 
@@ -147,8 +149,8 @@ public struct SubtaskStore: Sendable {
     public func update(id: UUID, changes: Changes, viewer: Viewer, check: VersionCheck,
                        on connection: PostgresConnection) throws -> ChildRow {
         let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-        guard !current.deleted else { throw StoreError.rowDeleted }
-        guard !current.parentDeleted else { throw StoreError.parentDeleted }
+        guard !current.deleted else { throw DomainError.childDeleted("subtask") }
+        guard !current.parentDeleted else { throw DomainError.parentDeleted("subtask") }
         let rows = try connection.query("""
             UPDATE subtasks s SET title = coalesce(\(changes.title), s.title),
                                   completed = coalesce(\(changes.completed), s.completed),
@@ -191,11 +193,11 @@ public struct SubtaskStore: Sendable {
             WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
             FOR UPDATE OF s
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("subtask") }
         let current = try ChildSQL.row(row)
-        guard try row.decode("may_update", as: Bool.self) else { throw StoreError.forbidden }
+        guard try row.decode("may_update", as: Bool.self) else { throw DomainError.forbidden(Self.forbidden) }
         if !check.allows(version: current.version) {
-            throw StoreError.versionMismatch(current: current)
+            throw DomainError.preconditionFailed(currentVersion: current.version)
         }
         return Locked(row: current, deleted: try row.decode("deleted"), parentDeleted: try row.decode("parent_deleted"))
     }

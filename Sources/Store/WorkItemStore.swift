@@ -40,7 +40,7 @@ public struct WorkItemStore: Sendable {
             SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t
             WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return try ResourceSQL.decodeRow(row)
     }
 
@@ -58,7 +58,7 @@ public struct WorkItemStore: Sendable {
             SELECT dispatch_json(t)::text AS json, t.version, \(input.sameAsRow("t", kind)) AS same
             FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
             """)
-        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
+        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken(kind.rawValue) }
         return (try ResourceSQL.decodeRow(row), false)
     }
 
@@ -83,7 +83,7 @@ public struct WorkItemStore: Sendable {
                     on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
         let exists = try !connection.query("SELECT 1 FROM \(unsafeSQL: table) WHERE id = \(id)").isEmpty
         if !exists {
-            guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
+            guard check.allows(version: nil) else { throw DomainError.preconditionFailed(currentVersion: nil) }
             if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
         }
         return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
@@ -98,15 +98,15 @@ public struct WorkItemStore: Sendable {
     public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
         guard current.mayDelete else {
-            throw ResourceError.forbidden("Only the \(kind.rawValue)'s declarer or its listing's owner may delete it.")
+            throw DomainError.forbidden("Only the \(kind.rawValue)'s declarer or its listing's owner may delete it.")
         }
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         if current.status == .deleted { return try get(connection, id) }
         let rows = try connection.query("""
             UPDATE \(unsafeSQL: table) t SET status = 'deleted', deleted_at = now(), completed_at = NULL WHERE t.id = \(id)
             RETURNING dispatch_json(t)::text AS json, t.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue, new: "deleted",
                                            by: viewer.userID, on: connection)
         return try ResourceSQL.decodeRow(row)
@@ -130,7 +130,7 @@ public struct WorkItemStore: Sendable {
             FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
             FOR UPDATE OF t
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return Locked(status: try row.decodeKnown("status", table: table),
                       version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
                       listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete"))
@@ -138,7 +138,7 @@ public struct WorkItemStore: Sendable {
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
         let rows = try connection.query("SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return try ResourceSQL.decodeRow(row)
     }
 
@@ -148,7 +148,7 @@ public struct WorkItemStore: Sendable {
         if let listingID = input.listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         let fields = WorkItemInput.fields(kind)
         let columns = fields.map(\.rawValue).joined(separator: ", ")
         let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
@@ -168,15 +168,15 @@ public struct WorkItemStore: Sendable {
     func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
-        if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw ResourceError.deleted }
+        if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw DomainError.deleted(kind.rawValue) }
         var errors = input.check(complete: !patch, currentClaimer: current.claimedBy)
         if input.applies(.listingID, patch: patch), let listingID = input.listingID, listingID != current.listingID,
            let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         var sets = WorkItemInput.fields(kind).filter { input.applies($0, patch: patch) }.map {
             "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
         }
@@ -188,7 +188,7 @@ public struct WorkItemStore: Sendable {
             UPDATE \(unsafeSQL: table) t SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE t.id = \(id)
             RETURNING dispatch_json(t)::text AS json, t.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         if newStatus != current.status {
             try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue,
                                                new: newStatus.rawValue, by: viewer.userID, on: connection)
