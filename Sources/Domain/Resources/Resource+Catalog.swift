@@ -55,7 +55,7 @@ public enum Resource: String, Sendable, CaseIterable {
             // Set by deactivation (an admin operation), not by a JSON write.
             ColumnDescription("deactivated_at", .timestamp, nullable: true, access: .server),
         ] + stamps,
-        visibility: .everyone, deletion: .deactivate)
+        visibility: .activeUsers, deletion: .deactivate)
 
     private static let listingDescription = ResourceDescription(
         name: "listings", table: "listings",

@@ -100,8 +100,9 @@ public enum ColumnAccess: Sendable, Equatable {
 
 /// The rules of contract §2, by shape; `Store.Visibility` turns each into SQL.
 public enum VisibilityRule: Sendable, Equatable {
-    /// Every signed-in user sees every user (names and avatars are shared).
-    case everyone
+    /// Every signed-in user sees every active user (names and avatars are shared);
+    /// deactivated users are visible to admins only.
+    case activeUsers
     /// Owner, assigned staff, or author/claimer of a work item on the listing.
     case listing
     /// Declarer, claimer, or owner/staff of its listing.
