@@ -13,7 +13,7 @@ enum NoteRoutes {
             router.get("/v1/\(parent.table)/{id}/notes") { _, context in
                 let viewer = try ChildHTTP.viewer(auth, context)
                 let list = try ChildHTTP.listRequest(context)
-                let page = try notes.list(parentType: parent, parentID: list.parentID, viewer: viewer,
+                let page = try notes.list(viewer, parentType: parent, parentID: list.parentID,
                                           includeDeleted: list.includeDeleted, limit: list.limit,
                                           maxBytes: paging.rowBytes, after: list.cursor)
                 return .response(ChildHTTP.page(page))
@@ -23,13 +23,13 @@ enum NoteRoutes {
             let viewer = try ChildHTTP.viewer(auth, context)
             var body = try ChildInputParser.noteCreation.body(request)
             let note = try ChildInputParser.newNote(&body)
-            let result = try notes.create(note, viewer: viewer)
+            let result = try notes.create(viewer, note)
             return .response(ChildHTTP.created(result, collection: "notes"))
         }
         router.get("/v1/notes/{id}") { _, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            return .response(ChildHTTP.row(try notes.find(id: id, viewer: viewer)))
+            return .response(ChildHTTP.row(try notes.get(viewer, id: id)))
         }
         router.patch("/v1/notes/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
@@ -37,14 +37,14 @@ enum NoteRoutes {
             var body = try ChildInputParser.noteChange.body(request)
             let content = try ChildInputParser.noteContent(&body)
             let check = IfMatch.check(request)
-            let row = try notes.update(id: id, content: content, viewer: viewer, check: check)
+            let row = try notes.update(viewer, id: id, content: content, check: check)
             return .response(ChildHTTP.row(row))
         }
         router.delete("/v1/notes/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
             let check = IfMatch.check(request)
-            return .response(ChildHTTP.row(try notes.delete(id: id, viewer: viewer, check: check)))
+            return .response(ChildHTTP.row(try notes.delete(viewer, id: id, check: check)))
         }
     }
 }

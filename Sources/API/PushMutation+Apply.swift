@@ -59,32 +59,32 @@ extension PushMutation {
     private func applyToNote(as viewer: Viewer, store: NoteStore, check: VersionCheck,
                              on connection: PostgresConnection) throws -> String {
         guard operation == .upsert else {
-            return try store.delete(id: id, viewer: viewer, check: check, on: connection).json
+            return try store.delete(viewer, id: id, check: check, on: connection).json
         }
         return try Self.editElseCreate(edit: {
             var change = ChildInputParser.noteChange.body(record)
             let content = try ChildInputParser.noteContent(&change)
-            return try store.update(id: id, content: content, viewer: viewer, check: check, on: connection).json
+            return try store.update(viewer, id: id, content: content, check: check, on: connection).json
         }, create: {
             var creation = ChildInputParser.noteCreation.body(creationRecord)
             let note = try ChildInputParser.newNote(&creation)
-            return try store.create(note, viewer: viewer, on: connection).row.json
+            return try store.create(viewer, note, on: connection).row.json
         })
     }
 
     private func applyToSubtask(as viewer: Viewer, store: SubtaskStore, check: VersionCheck,
                                 on connection: PostgresConnection) throws -> String {
         guard operation == .upsert else {
-            return try store.delete(id: id, viewer: viewer, check: check, on: connection).json
+            return try store.delete(viewer, id: id, check: check, on: connection).json
         }
         return try Self.editElseCreate(edit: {
             var change = ChildInputParser.subtaskChange.body(record)
             let changes = try ChildInputParser.subtaskChanges(&change)
-            return try store.update(id: id, changes: changes, viewer: viewer, check: check, on: connection).json
+            return try store.update(viewer, id: id, changes: changes, check: check, on: connection).json
         }, create: {
             var creation = ChildInputParser.subtaskCreation.body(creationRecord)
             let subtask = try ChildInputParser.newSubtask(&creation)
-            return try store.create(subtask, viewer: viewer, on: connection).row.json
+            return try store.create(viewer, subtask, on: connection).row.json
         })
     }
 
@@ -112,8 +112,8 @@ extension PushMutation {
             case .listing: return try ListingStore(pool: pool).get(viewer, id: id, on: connection).json
             case .task: return try WorkItemStore(pool: pool, kind: .task).get(viewer, id: id, on: connection).json
             case .activity: return try WorkItemStore(pool: pool, kind: .activity).get(viewer, id: id, on: connection).json
-            case .note: return try NoteStore(pool: pool).find(id: id, viewer: viewer, on: connection).json
-            case .subtask: return try SubtaskStore(pool: pool).find(id: id, viewer: viewer, on: connection).json
+            case .note: return try NoteStore(pool: pool).get(viewer, id: id, on: connection).json
+            case .subtask: return try SubtaskStore(pool: pool).get(viewer, id: id, on: connection).json
             }
         } catch let error as DomainError where error.kind == .notFound {
             return nil

@@ -13,7 +13,7 @@ enum SubtaskRoutes {
             router.get("/v1/\(parent.table)/{id}/subtasks") { _, context in
                 let viewer = try ChildHTTP.viewer(auth, context)
                 let list = try ChildHTTP.listRequest(context)
-                let page = try subtasks.list(parentType: parent, parentID: list.parentID, viewer: viewer,
+                let page = try subtasks.list(viewer, parentType: parent, parentID: list.parentID,
                                              includeDeleted: list.includeDeleted, limit: list.limit,
                                              maxBytes: paging.rowBytes, after: list.cursor)
                 return .response(ChildHTTP.page(page))
@@ -23,13 +23,13 @@ enum SubtaskRoutes {
             let viewer = try ChildHTTP.viewer(auth, context)
             var body = try ChildInputParser.subtaskCreation.body(request)
             let subtask = try ChildInputParser.newSubtask(&body)
-            let result = try subtasks.create(subtask, viewer: viewer)
+            let result = try subtasks.create(viewer, subtask)
             return .response(ChildHTTP.created(result, collection: "subtasks"))
         }
         router.get("/v1/subtasks/{id}") { _, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            return .response(ChildHTTP.row(try subtasks.find(id: id, viewer: viewer)))
+            return .response(ChildHTTP.row(try subtasks.get(viewer, id: id)))
         }
         router.patch("/v1/subtasks/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
@@ -37,14 +37,14 @@ enum SubtaskRoutes {
             var body = try ChildInputParser.subtaskChange.body(request)
             let changes = try ChildInputParser.subtaskChanges(&body)
             let check = IfMatch.check(request)
-            let row = try subtasks.update(id: id, changes: changes, viewer: viewer, check: check)
+            let row = try subtasks.update(viewer, id: id, changes: changes, check: check)
             return .response(ChildHTTP.row(row))
         }
         router.delete("/v1/subtasks/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
             let check = IfMatch.check(request)
-            return .response(ChildHTTP.row(try subtasks.delete(id: id, viewer: viewer, check: check)))
+            return .response(ChildHTTP.row(try subtasks.delete(viewer, id: id, check: check)))
         }
     }
 }

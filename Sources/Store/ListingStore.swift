@@ -5,8 +5,11 @@ import Postgres
 /// Listings under contract §2: every query carries the caller's visibility predicate, and every
 /// write runs in one transaction with its status side effects and `status_changes` row.
 /// Used by the HTTP routes and, without HTTP, by the sync push.
-public struct ListingStore: Sendable {
-    let pool: PostgresPool
+public struct ListingStore: ResourceStore {
+    public let pool: PostgresPool
+
+    public var resource: Resource { .listings }
+    public var noun: String { "listing" }
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -18,35 +21,22 @@ public struct ListingStore: Sendable {
         }
     }
 
-    public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
-        try pool.withConnection { try get(viewer, id: id, on: $0) }
-    }
-
-    public func get(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
-        let rows = try connection.query("""
-            SELECT dispatch_json(l)::text AS json, l.version FROM listings l
-            WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
-            """)
-        guard let row = rows.first else { throw DomainError.notFound("listing") }
-        return try ResourceSQL.decodeRow(row)
-    }
-
     /// Creates the listing (`created: true`), or returns the existing one when `id` names a
     /// visible listing whose fields equal every field sent (an idempotent replay).
-    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput) throws -> (row: ResourceRow, created: Bool) {
+    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput) throws -> CreateResult {
         try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
     }
 
     /// `create` inside the caller's transaction (sync push).
     public func create(_ viewer: Viewer, id: UUID?, input: ListingInput,
-                       on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
-        if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+                       on connection: PostgresConnection) throws -> CreateResult {
+        if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
         let rows = try connection.query("""
             SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
             WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
             """)
         guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken("listing") }
-        return (try ResourceSQL.decodeRow(row), false)
+        return CreateResult(row: try ResourceSQL.decodeRow(row), created: false)
     }
 
     /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
@@ -61,24 +51,19 @@ public struct ListingStore: Sendable {
     }
 
     /// `PUT`: replaces the row, or creates it when no row has this id.
-    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
+    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck) throws -> CreateResult {
         try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
     }
 
     /// `put` inside the caller's transaction (sync push).
     public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck,
-                    on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
+                    on connection: PostgresConnection) throws -> CreateResult {
         let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
         if !exists {
             guard check.allows(version: nil) else { throw DomainError.preconditionFailed(currentVersion: nil) }
-            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+            if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
         }
-        return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
-    }
-
-    /// Soft delete (owner or admin); deleting a deleted listing returns its tombstone.
-    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try delete(viewer, id: id, check: check, on: $0) }
+        return CreateResult(row: try modify(connection, viewer, id: id, input: input, patch: false, check: check), created: false)
     }
 
     /// `delete` inside the caller's transaction (sync push).

@@ -6,9 +6,12 @@ import Postgres
 /// carries the caller's visibility predicate; every write runs in one transaction with its
 /// status side effects (`completed_at`, `deleted_at`) and `status_changes` row. Claims are in
 /// `WorkItemStore+Claims.swift`. Used by the HTTP routes and, without HTTP, by the sync push.
-public struct WorkItemStore: Sendable {
-    let pool: PostgresPool
+public struct WorkItemStore: ResourceStore {
+    public let pool: PostgresPool
     public let kind: WorkItemKind
+
+    public var resource: Resource { kind == .task ? .tasks : .activities }
+    public var noun: String { kind.rawValue }
 
     public init(pool: PostgresPool, kind: WorkItemKind) {
         self.pool = pool
@@ -31,35 +34,22 @@ public struct WorkItemStore: Sendable {
         }
     }
 
-    public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
-        try pool.withConnection { try get(viewer, id: id, on: $0) }
-    }
-
-    public func get(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
-        let rows = try connection.query("""
-            SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t
-            WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
-            """)
-        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
-        return try ResourceSQL.decodeRow(row)
-    }
-
     /// Creates the item (`created: true`), or returns the existing one when `id` names a
     /// visible item whose fields equal every field sent (an idempotent replay).
-    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> (row: ResourceRow, created: Bool) {
+    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> CreateResult {
         try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
     }
 
     /// `create` inside the caller's transaction (sync push).
     public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput,
-                       on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
-        if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+                       on connection: PostgresConnection) throws -> CreateResult {
+        if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
         let rows = try connection.query("""
             SELECT dispatch_json(t)::text AS json, t.version, \(input.sameAsRow("t", kind)) AS same
             FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
             """)
         guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken(kind.rawValue) }
-        return (try ResourceSQL.decodeRow(row), false)
+        return CreateResult(row: try ResourceSQL.decodeRow(row), created: false)
     }
 
     /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
@@ -74,24 +64,19 @@ public struct WorkItemStore: Sendable {
     }
 
     /// `PUT`: replaces the row, or creates it when no row has this id.
-    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
+    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck) throws -> CreateResult {
         try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
     }
 
     /// `put` inside the caller's transaction (sync push).
     public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck,
-                    on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
+                    on connection: PostgresConnection) throws -> CreateResult {
         let exists = try !connection.query("SELECT 1 FROM \(unsafeSQL: table) WHERE id = \(id)").isEmpty
         if !exists {
             guard check.allows(version: nil) else { throw DomainError.preconditionFailed(currentVersion: nil) }
-            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
+            if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
         }
-        return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
-    }
-
-    /// Soft delete (declarer, listing owner, admin); deleting a deleted item returns its tombstone.
-    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try delete(viewer, id: id, check: check, on: $0) }
+        return CreateResult(row: try modify(connection, viewer, id: id, input: input, patch: false, check: check), created: false)
     }
 
     /// `delete` inside the caller's transaction (sync push).
