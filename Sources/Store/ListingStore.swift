@@ -5,7 +5,7 @@ import Postgres
 /// Listings under contract §2: every query carries the caller's visibility predicate, and every
 /// write runs in one transaction with its status side effects and `status_changes` row.
 /// Used by the HTTP routes and, without HTTP, by the sync push.
-public struct ListingStore: ResourceStore {
+public struct ListingStore: WritableRowStore {
     public let pool: PostgresPool
 
     public var resource: Resource { .listings }
@@ -21,49 +21,8 @@ public struct ListingStore: ResourceStore {
         }
     }
 
-    /// Creates the listing (`created: true`), or returns the existing one when `id` names a
-    /// visible listing whose fields equal every field sent (an idempotent replay).
-    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput) throws -> CreateResult {
-        try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
-    }
-
-    /// `create` inside the caller's transaction (sync push).
-    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput,
-                       on connection: PostgresConnection) throws -> CreateResult {
-        if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
-        let rows = try connection.query("""
-            SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
-            WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
-            """)
-        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken("listing") }
-        return CreateResult(row: try ResourceSQL.decodeRow(row), created: false)
-    }
-
-    /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
-    public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try modify($0, viewer, id: id, input: input, patch: !replace, check: check) }
-    }
-
-    /// `update` inside the caller's transaction (sync push).
-    public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck,
-                       on connection: PostgresConnection) throws -> ResourceRow {
-        try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
-    }
-
-    /// `PUT`: replaces the row, or creates it when no row has this id.
-    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck) throws -> CreateResult {
-        try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
-    }
-
-    /// `put` inside the caller's transaction (sync push).
-    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck,
-                    on connection: PostgresConnection) throws -> CreateResult {
-        let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
-        if !exists {
-            guard check.allows(version: nil) else { throw DomainError.preconditionFailed(currentVersion: nil) }
-            if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
-        }
-        return CreateResult(row: try modify(connection, viewer, id: id, input: input, patch: false, check: check), created: false)
+    public func sameAsRow(_ input: ListingInput, _ alias: String) -> PostgresQuery {
+        input.sameAsRow(alias)
     }
 
     /// `delete` inside the caller's transaction (sync push).
@@ -116,7 +75,7 @@ public struct ListingStore: ResourceStore {
     }
 
     /// Inserts a new listing; nil when the id is taken.
-    func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: ListingInput) throws -> ResourceRow? {
+    public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: ListingInput) throws -> ResourceRow? {
         var input = input
         let owner = input.ownedBy ?? viewer.userID
         input.ownedBy = owner
@@ -146,7 +105,7 @@ public struct ListingStore: ResourceStore {
         return try ResourceSQL.decodeRow(row)
     }
 
-    func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: ListingInput, patch: Bool,
+    public func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: ListingInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
         guard current.mayUpdate else { throw DomainError.forbidden("Only the listing's owner or assigned staff may change it.") }

@@ -6,7 +6,7 @@ import Postgres
 /// carries the caller's visibility predicate; every write runs in one transaction with its
 /// status side effects (`completed_at`, `deleted_at`) and `status_changes` row. Claims are in
 /// `WorkItemStore+Claims.swift`. Used by the HTTP routes and, without HTTP, by the sync push.
-public struct WorkItemStore: ResourceStore {
+public struct WorkItemStore: WritableRowStore {
     public let pool: PostgresPool
     public let kind: WorkItemKind
 
@@ -34,49 +34,8 @@ public struct WorkItemStore: ResourceStore {
         }
     }
 
-    /// Creates the item (`created: true`), or returns the existing one when `id` names a
-    /// visible item whose fields equal every field sent (an idempotent replay).
-    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> CreateResult {
-        try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
-    }
-
-    /// `create` inside the caller's transaction (sync push).
-    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput,
-                       on connection: PostgresConnection) throws -> CreateResult {
-        if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
-        let rows = try connection.query("""
-            SELECT dispatch_json(t)::text AS json, t.version, \(input.sameAsRow("t", kind)) AS same
-            FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
-            """)
-        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken(kind.rawValue) }
-        return CreateResult(row: try ResourceSQL.decodeRow(row), created: false)
-    }
-
-    /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
-    public func update(_ viewer: Viewer, id: UUID, input: WorkItemInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try modify($0, viewer, id: id, input: input, patch: !replace, check: check) }
-    }
-
-    /// `update` inside the caller's transaction (sync push).
-    public func update(_ viewer: Viewer, id: UUID, input: WorkItemInput, replace: Bool, check: VersionCheck,
-                       on connection: PostgresConnection) throws -> ResourceRow {
-        try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
-    }
-
-    /// `PUT`: replaces the row, or creates it when no row has this id.
-    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck) throws -> CreateResult {
-        try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
-    }
-
-    /// `put` inside the caller's transaction (sync push).
-    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck,
-                    on connection: PostgresConnection) throws -> CreateResult {
-        let exists = try !connection.query("SELECT 1 FROM \(unsafeSQL: table) WHERE id = \(id)").isEmpty
-        if !exists {
-            guard check.allows(version: nil) else { throw DomainError.preconditionFailed(currentVersion: nil) }
-            if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
-        }
-        return CreateResult(row: try modify(connection, viewer, id: id, input: input, patch: false, check: check), created: false)
+    public func sameAsRow(_ input: WorkItemInput, _ alias: String) -> PostgresQuery {
+        input.sameAsRow(alias, kind)
     }
 
     /// `delete` inside the caller's transaction (sync push).
@@ -128,7 +87,7 @@ public struct WorkItemStore: ResourceStore {
     }
 
     /// Inserts a new item declared by the caller; nil when the id is taken.
-    func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
+    public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
         var errors = input.check(complete: true, currentClaimer: nil)
         if let listingID = input.listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
@@ -150,7 +109,7 @@ public struct WorkItemStore: ResourceStore {
         return try ResourceSQL.decodeRow(row)
     }
 
-    func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
+    public func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
         guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
