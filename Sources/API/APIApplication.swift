@@ -19,6 +19,8 @@ public struct APIApplication: Sendable {
     public let listPaging: ListPaging
     /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
     public let trustedProxies: TrustedProxies
+    /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
+    public let publishableKey: String?
 
     /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
     /// themselves (`JSONRequestBody.maxBytes`).
@@ -26,8 +28,9 @@ public struct APIApplication: Sendable {
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
-                trustedProxies: TrustedProxies = TrustedProxies()) {
+                trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil) {
         self.readiness = readiness
+        self.publishableKey = publishableKey
         self.trustedProxies = trustedProxies
         self.auth = auth
         self.metrics = RequestMetrics()
@@ -47,6 +50,7 @@ public struct APIApplication: Sendable {
             if let auth {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
+                GoTrueRoutes.registerSignIn(on: &open, auth: auth)
             }
         }
         guard let auth else { return router }
@@ -63,19 +67,23 @@ public struct APIApplication: Sendable {
             SubtaskRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
+            GoTrueRoutes.register(on: &api, auth: auth)
         }
         return router
     }
 
     /// Outermost first: find the real client address, log and count every request with its
     /// final status, gzip the final response (errors included, as rendered), render every
-    /// error in the style of its route group (`APIErrorRenderer`, the one place); then authenticate
-    /// requests whose route requires it. All of them read the route the server resolved once.
+    /// error in the style of its route group (`APIErrorRenderer`, the one place for `/v1`);
+    /// check the publishable key of the Supabase-compatible families and render their errors
+    /// in their wire shape (`SupabaseGateway`); then authenticate requests whose route
+    /// requires it. All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
             CompressionMiddleware(), ErrorMiddleware(renderer: APIErrorRenderer()),
+            SupabaseGateway(publishableKey: publishableKey),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]

@@ -49,8 +49,23 @@ extension AuthRoutes {
                   extraHeaders: ["Retry-After": String(wait)])
     }
 
+    /// A new sign-in session: what both sign-in routes (`/v1/auth/login`, `/auth/v1/token`) render.
+    struct SignedIn {
+        var user: User
+        var sessionID: UUID
+        var refreshToken: String
+    }
+
     static func signIn(_ credentials: SignInCredentials, _ request: HTTPRequest, _ context: RequestContext,
                        _ auth: AuthService) throws -> HTTPResponse {
+        let signedIn = try startSession(credentials, request, context, auth)
+        return try .json(auth.tokenResponse(user: signedIn.user, sessionID: signedIn.sessionID, refreshToken: signedIn.refreshToken))
+    }
+
+    /// Checks the throttle and the password and opens a session. Throws 429 `rate_limited` and
+    /// 401 `invalid_credentials` (the `/auth/v1` renderer translates both to GoTrue's codes).
+    static func startSession(_ credentials: SignInCredentials, _ request: HTTPRequest, _ context: RequestContext,
+                             _ auth: AuthService) throws -> SignedIn {
         let (email, password) = (credentials.email, credentials.password)
         let address = context.clientAddress
         if let wait = try auth.throttle.retryAfter(email: email, clientAddress: address) {
@@ -77,7 +92,7 @@ extension AuthRoutes {
             expiresAt: Date().addingTimeInterval(TimeInterval(auth.refreshTokenTTL.components.seconds)),
             userAgent: request.headers["User-Agent"].map { String($0.prefix(512)) }, clientAddress: address
         )
-        return try .json(auth.tokenResponse(user: user, sessionID: sessionID, refreshToken: refreshToken))
+        return SignedIn(user: user, sessionID: sessionID, refreshToken: refreshToken)
     }
 
     /// A new password revokes every other session: whoever knew the old one is signed out,

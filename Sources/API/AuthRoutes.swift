@@ -23,16 +23,10 @@ enum AuthRoutes {
                                     extraHeaders: bearerChallenge)
             // A retry within the grace window answers with the session's current token
             // (SessionStore.rotate), so a phone retrying after a timeout stays signed in.
-            switch try auth.sessions.rotate(presented: token ?? "") {
-            case .rotated(let sessionID, let userID, let refreshToken):
-                guard let user = try auth.users.find(id: userID), user.isActive else { throw invalid }
+            switch try auth.refresh(presented: token ?? "", context) {
+            case .session(let user, let sessionID, let refreshToken):
                 return .response(try .json(auth.tokenResponse(user: user, sessionID: sessionID, refreshToken: refreshToken)))
-            case .reuseDetected(let sessionID):
-                auth.revokedSessions.insert([sessionID])
-                context.logger.warning("refresh token reuse; session revoked",
-                                       metadata: ["session_id": .string(sessionID.uuidString)])
-                throw invalid
-            case .invalid:
+            case .reused, .invalid:
                 throw invalid
             }
         }

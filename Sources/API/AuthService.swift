@@ -67,16 +67,30 @@ public final class AuthService: Sendable {
         passwordWork.stop()
     }
 
-    /// An access token for the session plus the JSON the login and refresh routes answer with.
-    func tokenResponse(user: User, sessionID: UUID, refreshToken: String) throws -> JSONValue {
+    /// A signed access token for the session, with its issue and expiry times (unix seconds).
+    struct IssuedAccessToken {
+        var token: String
+        var issuedAt: Int64
+        var expiresAt: Int64
+        var lifetime: Int64 { expiresAt - issuedAt }
+    }
+
+    /// The one place access tokens are minted, for `/v1` and `/auth/v1` alike.
+    func issueAccessToken(user: User, sessionID: UUID) throws -> IssuedAccessToken {
         let now = Int64(Date().timeIntervalSince1970)
         let lifetime = accessTokenTTL.components.seconds
         let claims = AccessTokenClaims(sub: user.id.uuidString.lowercased(), iat: now, exp: now + lifetime,
-                                       sid: sessionID.uuidString.lowercased())
+                                       sid: sessionID.uuidString.lowercased(), email: user.email)
+        return IssuedAccessToken(token: try signer.sign(claims), issuedAt: now, expiresAt: now + lifetime)
+    }
+
+    /// An access token for the session plus the JSON the login and refresh routes answer with.
+    func tokenResponse(user: User, sessionID: UUID, refreshToken: String) throws -> JSONValue {
+        let issued = try issueAccessToken(user: user, sessionID: sessionID)
         return [
-            "access_token": .string(try signer.sign(claims)),
+            "access_token": .string(issued.token),
             "token_type": "bearer",
-            "expires_in": .number(Double(lifetime)),
+            "expires_in": .number(Double(issued.lifetime)),
             "refresh_token": .string(refreshToken),
             "user": JSONOutput.user(user),
         ]

@@ -49,5 +49,16 @@ public enum DatabaseErrorMapping {
         APIErrorRenderer.contract(domainError(for: error))
     }
 
+    /// A `PostgresError` or `DomainError` as its contract answer (an `HTTPError`); any other
+    /// error unchanged. For renderers of other wire shapes that translate the contract's
+    /// answers (`GoTrueErrorRenderer`).
+    public static func map(_ error: any Error) -> any Error {
+        switch error {
+        case let database as PostgresError: httpError(for: database)
+        case let domain as DomainError: APIErrorRenderer.contract(domain)
+        default: error
+        }
+    }
+
     static let internalError = APIErrorRenderer.contract(.internalError)
 }

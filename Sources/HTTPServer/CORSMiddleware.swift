@@ -14,8 +14,8 @@ public struct CORSMiddleware: Middleware {
 
     public init(allowedOrigins: [String],
                 allowedMethods: [String] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-                allowedHeaders: [String] = ["Authorization", "Content-Type", "If-Match", "X-Request-Id", "Prefer"],
-                exposedHeaders: [String] = ["ETag", "X-Request-Id", "Retry-After"],
+                allowedHeaders: [String] = defaultAllowedHeaders,
+                exposedHeaders: [String] = defaultExposedHeaders,
                 maxAgeSeconds: Int = 600) {
         self.allowedOrigins = allowedOrigins
         self.allowedMethods = allowedMethods
@@ -23,6 +23,16 @@ public struct CORSMiddleware: Middleware {
         self.exposedHeaders = exposedHeaders
         self.maxAgeSeconds = maxAgeSeconds
     }
+
+    /// Ours, plus what the Supabase browser clients send (`apikey`, `x-client-info`,
+    /// `x-supabase-api-version`, PostgREST's `Range`, `Range-Unit` and profile headers):
+    /// without them a browser's preflight for `/auth/v1` or `/rest/v1` fails.
+    public static let defaultAllowedHeaders = [
+        "Authorization", "Content-Type", "If-Match", "X-Request-Id", "Prefer",
+        "apikey", "x-client-info", "x-supabase-api-version", "Range", "Range-Unit", "Accept-Profile", "Content-Profile",
+    ]
+    /// `Content-Range` carries PostgREST counts; `X-Supabase-Api-Version` the GoTrue error version.
+    public static let defaultExposedHeaders = ["ETag", "X-Request-Id", "Retry-After", "Content-Range", "X-Supabase-Api-Version"]
 
     func isAllowed(_ origin: String) -> Bool {
         allowedOrigins.contains("*") || allowedOrigins.contains(origin)

@@ -14,6 +14,12 @@ struct Configuration: Sendable {
     var port: Int
     /// nil only with the embedded database: a secret is then generated and kept in `dataDirectory`.
     var jwtSecret: String?
+    /// PUBLISHABLE_KEY: the Supabase-compatible `apikey`; nil only with the embedded database
+    /// (generated and kept in `dataDirectory`, like the JWT secret).
+    var publishableKey: String?
+    /// REFRESH_REUSE_GRACE (seconds; default 10): how long a replay of a just-rotated refresh
+    /// token answers with the current session instead of counting as reuse.
+    var refreshReuseGrace: Double
     /// Lifetime of access tokens (ACCESS_TOKEN_TTL, seconds; default 900).
     var accessTokenTTL: Double
     var databasePoolSize: Int
@@ -70,6 +76,15 @@ struct Configuration: Sendable {
                 "JWT_SECRET is required when DATABASE_URL is set (at least \(minimumJWTSecretBytes) bytes; generate one with: openssl rand -base64 48)"
             )
         }
+        let publishableKey = reader.string("PUBLISHABLE_KEY")
+        if let publishableKey, let problem = PublishableKeyStore.problem(with: publishableKey) {
+            throw ConfigurationError("PUBLISHABLE_KEY \(problem)")
+        }
+        if databaseURL != nil, publishableKey == nil {
+            throw ConfigurationError(
+                "PUBLISHABLE_KEY is required when DATABASE_URL is set (at least \(PublishableKeyStore.minimumLength) characters; generate one with: echo sb_publishable_$(openssl rand -base64 24 | tr '+/' '-_' | tr -d '=')"
+            )
+        }
         let levelName = reader.string("LOG_LEVEL") ?? "info"
         guard let logLevel = Logger.Level(rawValue: levelName.lowercased()) else {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: "|")
@@ -99,6 +114,8 @@ struct Configuration: Sendable {
             host: reader.string("HOST") ?? "127.0.0.1",
             port: try reader.integer("PORT", default: 8080, in: 0...65535),
             jwtSecret: jwtSecret,
+            publishableKey: publishableKey,
+            refreshReuseGrace: try reader.seconds("REFRESH_REUSE_GRACE", default: 10),
             accessTokenTTL: try reader.seconds("ACCESS_TOKEN_TTL", default: 900),
             databasePoolSize: try reader.integer("DB_POOL_SIZE", default: 10, in: 1...1000),
             databasePoolTimeout: try reader.seconds("DB_POOL_TIMEOUT", default: 5),

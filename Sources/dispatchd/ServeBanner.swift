@@ -9,8 +9,12 @@ enum ServeBanner {
         return shown.contains(":") ? "http://[\(shown)]:\(port)" : "http://\(shown):\(port)"
     }
 
-    static func text(url: String, firstAdmin: AdminAccount.Created?) -> String {
+    /// `publishableKey` is public (apps embed it), so it is shown on every start.
+    static func text(url: String, firstAdmin: AdminAccount.Created?, publishableKey: String? = nil) -> String {
         var lines = ["Dispatch server listening on \(url)"]
+        if let publishableKey {
+            lines.append("Supabase-compatible API: \(url) with publishable key \(publishableKey)")
+        }
         if let firstAdmin, let password = firstAdmin.generatedPassword {
             lines += [
                 "",

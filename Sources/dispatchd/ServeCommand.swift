@@ -37,6 +37,7 @@ struct ServeCommand: ParsableCommand {
     private func serve(configuration: Configuration, logger: Logger) throws {
         // Generated before the database starts so a read-only DATA_DIR fails fast.
         let jwtSecret = try configuration.jwtSecret ?? JWTSecretStore.loadOrCreate(in: configuration.dataDirectory)
+        let publishableKey = try configuration.publishableKey ?? PublishableKeyStore.loadOrCreate(in: configuration.dataDirectory)
 
         let session = try DatabaseSession.open(configuration: configuration, logger: logger)
         defer { session.close() }
@@ -56,6 +57,7 @@ struct ServeCommand: ParsableCommand {
 
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
+                                   refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),
                                    kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
                                    logger: logger)
         try auth.start()
@@ -64,7 +66,7 @@ struct ServeCommand: ParsableCommand {
         let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
                                          pool: session.pool, sync: sync,
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
-                                         trustedProxies: configuration.trustedProxies)
+                                         trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
@@ -81,7 +83,7 @@ struct ServeCommand: ParsableCommand {
         let url = ServeBanner.url(host: configuration.host, port: server.boundPort)
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
-        FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin) + "\n").utf8))
+        FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))
         server.waitUntilStopped()
         logger.info("server stopped")
     }

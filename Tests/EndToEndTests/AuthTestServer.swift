@@ -16,6 +16,8 @@ final class AuthTestServer {
     static let adminEmail = "admin@example.com"
     static let password = "correct horse battery"
     static let cheapHasher = PasswordHasher(parameters: .init(logN: 10, r: 8, p: 1))
+    /// The `apikey` of the Supabase-compatible routes (`SupabaseGateway`).
+    static let publishableKey = "sb_publishable_e2e-test-key-0123456789"
 
     let database: TestDatabase
     let auth: AuthService
@@ -36,7 +38,8 @@ final class AuthTestServer {
                                       passwordHash: try Self.cheapHasher.hash(Self.password))
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
-            auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies)
+            auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies),
+            publishableKey: Self.publishableKey
         )
         var router = application.makeRouter()
         adjustRouter(&router)

@@ -10,7 +10,7 @@ import TestSupport
     @Test func migrateOnEmptyDatabaseAppliesEverythingAndLogsJSONLines() throws {
         let database = try TestDatabase.create(migrations: nil)
         let result = try CommandLineTests.runDispatchd(["migrate"], environment: [
-            "DATABASE_URL": try Self.url(for: database), "JWT_SECRET": Self.secret, "LOG_FORMAT": "json",
+            "DATABASE_URL": try Self.url(for: database), "JWT_SECRET": Self.secret, "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789", "LOG_FORMAT": "json",
         ])
         #expect(result.status == 0, "\(result.standardError.suffix(600))")
         let status = try Migrator(directoryPath: ProjectPaths.migrations).status(pool: database.pool)
@@ -28,7 +28,7 @@ import TestSupport
 
     @Test func createAdminWithoutPasswordPrintsGeneratedOneAndStoresOnlyItsHash() throws {
         let database = try TestDatabase.create(migrations: nil)
-        let environment = ["DATABASE_URL": try Self.url(for: database), "JWT_SECRET": Self.secret]
+        let environment = ["DATABASE_URL": try Self.url(for: database), "JWT_SECRET": Self.secret, "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789"]
         let result = try CommandLineTests.runDispatchd(
             ["create-admin", "--email", "Chief@Example.com", "--name", "Chief"], environment: environment
         )

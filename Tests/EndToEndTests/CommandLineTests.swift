@@ -20,6 +20,9 @@ import Testing
         (["KDF_CONCURRENCY": "0"], "KDF_CONCURRENCY must be an integer"),
         (["DATABASE_URL": "postgres://localhost/dispatch"], "JWT_SECRET is required when DATABASE_URL is set"),
         (["DATABASE_URL": "mysql://localhost/dispatch", "JWT_SECRET": validSecret], "DATABASE_URL must start with postgres://"),
+        (["DATABASE_URL": "postgres://localhost/dispatch", "JWT_SECRET": validSecret], "PUBLISHABLE_KEY is required when DATABASE_URL is set"),
+        (["PUBLISHABLE_KEY": "short"], "PUBLISHABLE_KEY must be at least 20 characters"),
+        (["PUBLISHABLE_KEY": "sb_publishable_with a space"], "PUBLISHABLE_KEY must be printable ASCII without spaces"),
     ])
     func serveWithInvalidConfigurationExitsWithStatus2AndNamesTheSetting(environment: [String: String], message: String) throws {
         let result = try Self.runDispatchd(["serve"], environment: environment)

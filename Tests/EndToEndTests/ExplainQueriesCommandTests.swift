@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct ExplainQueriesCommandTests {
     static func explain(_ database: TestDatabase, _ arguments: [String]) throws -> CommandLineTests.Result {
         try CommandLineTests.runDispatchd(["explain-queries"] + arguments, environment: [
-            "DATABASE_URL": try CommandLineDatabaseTests.url(for: database), "JWT_SECRET": CommandLineDatabaseTests.secret,
+            "DATABASE_URL": try CommandLineDatabaseTests.url(for: database), "JWT_SECRET": CommandLineDatabaseTests.secret, "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789",
         ])
     }
 

@@ -11,7 +11,7 @@ import TestSupport
 
     @Test func jsonRequestLineHasRequestFieldsAndNoCredentialsOrBody() throws {
         let database = try TestDatabase.create()
-        let environment = ["DATABASE_URL": database.url, "JWT_SECRET": Self.secret, "LOG_FORMAT": "json",
+        let environment = ["DATABASE_URL": database.url, "JWT_SECRET": Self.secret, "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789", "LOG_FORMAT": "json",
                            "HOST": "127.0.0.1", "PORT": "0"]
         let created = try CommandLineTests.runDispatchd(
             ["create-admin", "--email", Self.email, "--name", "Logan", "--password", Self.password], environment: environment

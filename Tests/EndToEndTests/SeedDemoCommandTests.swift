@@ -12,7 +12,7 @@ import TestSupport
 
     static func seed(_ database: TestDatabase, _ extra: [String] = []) throws -> CommandLineTests.Result {
         try CommandLineTests.runDispatchd(["seed-demo"] + smallTeam + extra, environment: [
-            "DATABASE_URL": try CommandLineDatabaseTests.url(for: database), "JWT_SECRET": CommandLineDatabaseTests.secret,
+            "DATABASE_URL": try CommandLineDatabaseTests.url(for: database), "JWT_SECRET": CommandLineDatabaseTests.secret, "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789",
         ])
     }
 

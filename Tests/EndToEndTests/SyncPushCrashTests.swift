@@ -67,7 +67,7 @@ import TestSupport
 
     @Test func killedMidPushThenReplayedAppliesEveryMutationExactlyOnce() throws {
         let database = try TestDatabase.create(poolSize: 2)
-        let environment = ["DATABASE_URL": database.url, "JWT_SECRET": String(repeating: "c", count: 40),
+        let environment = ["DATABASE_URL": database.url, "JWT_SECRET": String(repeating: "c", count: 40), "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789",
                            "HOST": "127.0.0.1", "PORT": "0", "ACCESS_TOKEN_TTL": "86400", "LOG_LEVEL": "critical"]
         var server = try ServedDispatchd(environment: environment)
         defer { _ = try? server.stop() }

@@ -22,7 +22,7 @@ final class SyncSoakCluster: SyncEndpoint, @unchecked Sendable {
         let database = try TestDatabase.create(poolSize: 4)
         let separator = database.url.contains("?") ? "&" : "?"
         environment = ["DATABASE_URL": database.url + separator + "application_name=\(Self.applicationName)",
-                       "JWT_SECRET": Self.secret, "HOST": "127.0.0.1", "PORT": "0", "ACCESS_TOKEN_TTL": "86400",
+                       "JWT_SECRET": Self.secret, "PUBLISHABLE_KEY": "sb_publishable_test-key-0123456789", "HOST": "127.0.0.1", "PORT": "0", "ACCESS_TOKEN_TTL": "86400",
                        "LOG_LEVEL": "warning"]
         self.database = database
         instances = []

@@ -147,6 +147,10 @@ final class Parked: Sendable {
             let preflight = try client.readResponse()
             #expect(preflight.statusCode == 204)
             #expect(preflight.header("Access-Control-Allow-Origin") == "https://app.example")
+            let allowed = Set((preflight.header("Access-Control-Allow-Headers") ?? "").lowercased()
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            // What supabase-js sends on every call; a browser refuses the call without them.
+            #expect(allowed.isSuperset(of: ["apikey", "authorization", "x-client-info", "content-type", "prefer", "range"]))
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n\r\n")
             #expect(try client.readResponse().header("Access-Control-Allow-Origin") == nil)
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n")

@@ -2,7 +2,7 @@
 # team, kept between runs under $BENCH_DATA (seeding 100k tasks takes ~20-40 s; re-use is the
 # default, BENCH_RESEED=1 forces a new one). Sourced, not run.
 #
-# Sets: pg_bin, bench_data, sock_dir, pg_port, DATABASE_URL, JWT_SECRET, conninfo, bin (release dispatchd)
+# Sets: pg_bin, bench_data, sock_dir, pg_port, DATABASE_URL, JWT_SECRET, PUBLISHABLE_KEY, conninfo, bin (release dispatchd)
 bench_data=${BENCH_DATA:-/tmp/dispatch-bench-data}
 sock_dir=/tmp/dispatch-bench-sock
 pg_port=${BENCH_PG_PORT:-5499}
@@ -11,6 +11,7 @@ demo_password=${DEMO_PASSWORD:-bench-demo-password}
 conninfo="host=$sock_dir port=$pg_port user=postgres dbname=postgres"
 export DATABASE_URL="postgresql:///postgres?host=$sock_dir&port=$pg_port&user=postgres"
 export JWT_SECRET=${JWT_SECRET:-bench-secret-bench-secret-bench-secret-0123}
+export PUBLISHABLE_KEY=${PUBLISHABLE_KEY:-sb_publishable_bench-key-0123456789}
 
 # Runs a command as the postgres user when root (PostgreSQL refuses to run as root).
 as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }

@@ -1,0 +1,89 @@
+import HTTP1
+import HTTPServer
+
+/// The one place `/auth/v1` errors are rendered: GoTrue's API-version 2024-01-01 shape
+/// `{"code": "<string>", "message": "…"}` with `X-Supabase-Api-Version: 2024-01-01`, which is
+/// what makes supabase-swift and supabase-py read `code` as a string error code.
+///
+/// Handlers of the family throw GoTrue's codes directly where they have their own
+/// (`refresh_token_already_used`, `current_password_mismatch`, …). Errors from the machinery
+/// shared with `/v1` (authentication, throttle, body parsing, database mapping) speak the
+/// contract's codes and are translated by `translate`. Codes that make clients delete their
+/// session (`session_not_found`, `refresh_token_not_found`, `refresh_token_already_used`) are
+/// only ever produced for a session that really ended: a database outage stays a 503.
+enum GoTrueErrorRenderer {
+    static let apiVersionHeader = "X-Supabase-Api-Version"
+    static let apiVersion = "2024-01-01"
+
+    static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        let mapped = DatabaseErrorMapping.map(error)
+        guard let httpError = mapped as? HTTPError else {
+            context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
+            return render(translate(.internalError))
+        }
+        // Database errors from work done off the middleware chain (the KDF pool) are logged here.
+        if httpError.status.code >= 500, !(error is HTTPError) {
+            context.logger.error("auth request failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return render(translate(httpError))
+    }
+
+    static func render(_ error: HTTPError) -> HTTPResponse {
+        var body: [String: JSONValue] = ["code": .string(error.code), "message": .string(error.message)]
+        // GoTrue's weak-password answer carries the reasons; clients build their error from them.
+        if error.code == "weak_password", let details = error.details { body["weak_password"] = details }
+        var response = HTTPResponse.jsonError(status: error.status, code: error.code, message: error.message)
+        if let encoded = try? HTTPResponse.json(JSONValue.object(body), status: error.status) { response = encoded }
+        for field in error.extraHeaders { response.headers.add(name: field.name, value: field.value) }
+        response.headers.set(name: apiVersionHeader, value: apiVersion)
+        return response
+    }
+
+    /// Contract codes from the shared machinery → GoTrue's (supabase/auth `apierrors/errorcode.go`).
+    static func translate(_ error: HTTPError) -> HTTPError {
+        var translated = error
+        switch error.code {
+        case "invalid_credentials":
+            // GoTrue answers a wrong password with 400, not 401.
+            translated.status = .badRequest
+            translated.message = "Invalid login credentials"
+        case "rate_limited":
+            translated.code = "over_request_rate_limit"  // status 429 and Retry-After kept
+        case "unauthorized":
+            let tokenGiven = error.extraHeaders["WWW-Authenticate"]?.contains("invalid_token") ?? false
+            translated.status = tokenGiven ? .forbidden : .unauthorized
+            translated.code = tokenGiven ? "bad_jwt" : "no_authorization"
+            translated.message = tokenGiven ? "invalid JWT: the access token is invalid"
+                : "This endpoint requires a valid Bearer token"
+        case "token_expired":
+            translated.status = .forbidden
+            translated.code = "bad_jwt"
+            translated.message = "invalid JWT: token is expired"
+        case "session_revoked":
+            translated.status = .forbidden
+            translated.code = "session_not_found"
+            translated.message = "Session from session_id claim in JWT does not exist"
+        case "invalid_json", "invalid_encoding", "unsupported_media_type":
+            translated.code = "bad_json"  // status (400 or 415) kept
+        case "validation_failed":
+            translated.message = fieldMessages(error) ?? error.message
+        case "internal_error":
+            translated.code = "unexpected_failure"
+        default:
+            break
+        }
+        translated.details = error.code == "weak_password" ? error.details : nil
+        return translated
+    }
+
+    /// "password: Must be at least 8 characters." from the contract's per-field details.
+    static func fieldMessages(_ error: HTTPError) -> String? {
+        guard case .array(let entries)? = error.details else { return nil }
+        let parts: [String] = entries.compactMap { entry in
+            guard case .object(let fields) = entry, case .string(let field)? = fields["field"],
+                  case .string(let message)? = fields["message"] else { return nil }
+            return "\(field): \(message)"
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+}

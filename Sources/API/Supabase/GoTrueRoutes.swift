@@ -1,0 +1,118 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+/// `/auth/v1`: the subset of GoTrue (Supabase Auth) the official clients use, on the same
+/// session system as `/v1` — sign-in, throttle, rotation with its grace window, revocation and
+/// deactivation are the very functions `/v1` calls; only the wire shapes differ. Errors are
+/// GoTrue-shaped by `GoTrueErrorRenderer` (via `SupabaseGateway`, and for the work run on the
+/// KDF pool via `respondOnKDFPool`).
+enum GoTrueRoutes {
+    /// `POST /auth/v1/token`: hands out credentials, so it takes none (only the publishable key).
+    static func registerSignIn(on router: inout Router, auth: AuthService) {
+        router.post("/auth/v1/token") { request, context in
+            switch context.query["grant_type"] {
+            case "password":
+                let credentials = try GoTrueBody.signInCredentials(request)
+                return respondOnKDFPool(auth, context) {
+                    let signedIn = try AuthRoutes.startSession(credentials, request, context, auth)
+                    return try session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken)
+                }
+            case "refresh_token":
+                var body = try GoTrueBody(request, allowed: ["refresh_token"])
+                let token = body.string("refresh_token", required: true)
+                try body.finish()
+                switch try auth.refresh(presented: token ?? "", context) {
+                case .session(let user, let sessionID, let refreshToken):
+                    return .response(try session(auth, user, sessionID, refreshToken))
+                case .reused:
+                    throw HTTPError(status: .badRequest, code: "refresh_token_already_used",
+                                    message: "Invalid Refresh Token: Already Used")
+                case .invalid:
+                    throw HTTPError(status: .badRequest, code: "refresh_token_not_found",
+                                    message: "Invalid Refresh Token: Refresh Token Not Found")
+                }
+            default:
+                throw HTTPError(status: .badRequest, code: "validation_failed",
+                                message: "grant_type must be password or refresh_token.")
+            }
+        }
+    }
+
+    /// Sign-out and the caller's own user: for signed-in callers.
+    static func register(on router: inout Router, auth: AuthService) {
+        router.post("/auth/v1/logout") { _, context in
+            let principal = try AuthService.principal(context)
+            guard let sessionID = principal.sessionID else {
+                throw HTTPError(status: .badRequest, code: "not_a_session",
+                                message: "API keys are not sessions; revoke a key with DELETE /v1/api-keys/{id}.")
+            }
+            let revoked: [UUID]
+            switch context.query["scope"] ?? "global" {
+            case "global":
+                revoked = try auth.sessions.revokeAll(userID: principal.userID, except: nil, reason: .logout)
+            case "local":
+                try auth.sessions.revoke(sessionID: sessionID, reason: .logout)
+                revoked = [sessionID]
+            case "others":
+                revoked = try auth.sessions.revokeAll(userID: principal.userID, except: sessionID, reason: .logout)
+            default:
+                throw HTTPError(status: .badRequest, code: "validation_failed",
+                                message: "scope must be global, local or others.")
+            }
+            auth.revokedSessions.insert(revoked)
+            return .response(HTTPResponse(status: .noContent))
+        }
+        router.get("/auth/v1/user") { _, context in
+            .response(try .json(GoTrueJSON.user(try currentUser(auth, context))))
+        }
+        router.put("/auth/v1/user") { request, context in
+            let user = try currentUser(auth, context)
+            let update = try GoTrueUserUpdate(request, current: user)
+            guard let password = update.password else {
+                return .response(try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth))))
+            }
+            return respondOnKDFPool(auth, context) {
+                do {
+                    // /v1's rule: current password checked (and throttled), other sessions revoked.
+                    try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
+                } catch let error as DomainError where error.code == .validationFailed {
+                    throw HTTPError(status: .badRequest, code: "current_password_mismatch",
+                                    message: "The current password is incorrect.")
+                }
+                return try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth)))
+            }
+        }
+    }
+
+    /// The caller's user; the same rule as `AuthService.currentUser` (gone or deactivated →
+    /// refused) in GoTrue's words.
+    static func currentUser(_ auth: AuthService, _ context: RequestContext) throws -> Domain.User {
+        let principal = try AuthService.principal(context)
+        guard let user = try auth.users.find(id: principal.userID) else {
+            throw HTTPError(status: .forbidden, code: "user_not_found", message: "User from sub claim in JWT does not exist")
+        }
+        guard user.isActive else { throw HTTPError(status: .forbidden, code: "user_banned", message: "User is banned") }
+        return user
+    }
+
+    static func session(_ auth: AuthService, _ user: Domain.User, _ sessionID: UUID, _ refreshToken: String) throws -> HTTPResponse {
+        try .json(GoTrueJSON.session(try auth.issueAccessToken(user: user, sessionID: sessionID),
+                                     refreshToken: refreshToken, user: user))
+    }
+
+    /// Password work runs on the KDF pool and answers from there, past the middleware's error
+    /// rendering: its errors go through the family's renderer here.
+    static func respondOnKDFPool(_ auth: AuthService, _ context: RequestContext,
+                                 _ work: @escaping @Sendable () throws -> HTTPResponse) -> HandlerReply {
+        auth.passwordWork.respond(context) {
+            do {
+                return try work()
+            } catch {
+                return GoTrueErrorRenderer.response(for: error, context: context)
+            }
+        }
+    }
+}
