@@ -4,6 +4,10 @@
   full    HOST PORT TOKEN PID            follow a full-sync chain; wall time, rows, pages, peak RSS
   waiters HOST PORT TOKEN CURSOR N PID   N idle long-polls (wait=60); RSS, then wake-up latency
           WRITE_PATH WRITE_BODY          after one PATCH (as TOKEN) that every waiter can see
+  spread  HOST PORT TOKENS_FILE PER_USER PID WRITER_TOKEN WRITE_PATH WRITE_BODY SEEN_BY_FILE
+          PER_USER idle long-polls for each user of TOKENS_FILE ("user_id token" lines), then one
+          PATCH (as WRITER_TOKEN); wake latency of the waiters of the users in SEEN_BY_FILE (one
+          id a line, or "*" for everyone), and a check that the others stay parked
 """
 import asyncio, json, sys, time, urllib.parse
 
@@ -105,12 +109,80 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
           f"wake_ms_p50={pick(0.5):.1f} wake_ms_p99={pick(0.99):.1f} wake_ms_max={latencies[-1]:.1f}")
 
 
+async def spread(host, port, tokens_file, per_user, pid, writer_token, write_path, write_body, seen_by_file):
+    users = [line.split() for line in open(tokens_file) if line.strip()]
+    seen_text = open(seen_by_file).read().split()
+    seen = {u for u, _ in users} if seen_text == ["*"] else set(seen_text)
+    cursors = {}
+    for user, token in users:  # each user's current cursor (a full sync; these users see little)
+        cursor = None
+        while True:
+            path = "/v1/sync?limit=5000" + (f"&since={urllib.parse.quote(cursor)}" if cursor else "")
+            status, payload = await request(host, port, "GET", path, token)
+            assert status == 200, (status, payload[:200])
+            page = json.loads(payload)
+            cursor = page["next_since"]
+            if not page["has_more"]:
+                break
+        cursors[user] = cursor
+    rss_before = rss_kib(pid)
+    done_at = {}
+    count = len(users) * per_user
+    sent = [0]
+    all_sent = asyncio.Event()
+
+    def one_sent():
+        sent[0] += 1
+        if sent[0] == count:
+            all_sent.set()
+
+    async def wait_one(key, user, token):
+        path = f"/v1/sync?since={urllib.parse.quote(cursors[user])}&wait=60"
+        status, _ = await request(host, port, "GET", path, token, sent=one_sent)
+        done_at[key] = (time.perf_counter(), status, user)
+
+    tasks = []
+    for round_ in range(per_user):
+        for user, token in users:
+            tasks.append(asyncio.create_task(wait_one((user, round_), user, token)))
+            if len(tasks) % 100 == 0:
+                await asyncio.sleep(0.05)
+    await asyncio.wait_for(all_sent.wait(), timeout=120)
+    await asyncio.sleep(3)
+    assert not done_at, f"{len(done_at)} waiters returned before any write"
+    rss_waiting = rss_kib(pid)
+    print(f"waiters={count} users={len(users)} seen_by={len(seen)} users server_rss_before_kib={rss_before} "
+          f"server_rss_waiting_kib={rss_waiting} per_waiter_bytes={(rss_waiting - rss_before) * 1024 // count}")
+    write_start = time.perf_counter()
+    status, payload = await request(host, port, "PATCH", write_path, writer_token, json.loads(write_body))
+    assert status == 200, (status, payload[:200])
+    committed = time.perf_counter()
+    expected = per_user * len(seen)
+    deadline = time.perf_counter() + 60
+    while len(done_at) < expected and time.perf_counter() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(1)  # anyone else woken would show up now
+    woken = [(t, s, u) for t, s, u in done_at.values()]
+    wrong = [u for _, _, u in woken if u not in seen]
+    latencies = sorted((t - committed) * 1000 for t, _, u in woken if u in seen)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] if latencies else float("nan")
+    print(f"write_ms={(committed - write_start) * 1000:.1f} woken={len(latencies)}/{expected} "
+          f"woken_not_concerned={len(wrong)} statuses={sorted({s for _, s, _ in woken})} "
+          f"wake_ms_p50={pick(0.5):.1f} wake_ms_p99={pick(0.99):.1f} wake_ms_max={latencies[-1] if latencies else float('nan'):.1f}")
+
+
 def main():
     mode, host, port, token = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     if mode == "full":
         asyncio.run(full(host, port, token, int(sys.argv[5])))
     elif mode == "waiters":
         asyncio.run(waiters(host, port, token, sys.argv[5], int(sys.argv[6]), int(sys.argv[7]), sys.argv[8], sys.argv[9]))
+    elif mode == "spread":
+        asyncio.run(spread(host, port, sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), sys.argv[7], sys.argv[8],
+                           sys.argv[9], sys.argv[10]))
     else:
         sys.exit(__doc__)
 

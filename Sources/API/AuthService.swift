@@ -18,6 +18,8 @@ public final class AuthService: Sendable {
     public let avatars: AvatarStore
     public let throttle: LoginThrottle
     public let signer: JWTSigner
+    /// `signer.verify` with memory: each distinct token is checked once (AuthMiddleware).
+    public let verifiedTokens: VerifiedTokenCache
     public let hasher: PasswordHasher
     public let accessTokenTTL: Duration
     public let refreshTokenTTL: Duration
@@ -52,6 +54,7 @@ public final class AuthService: Sendable {
         avatars = AvatarStore(pool: pool)
         throttle = LoginThrottle(pool: pool, limits: throttleLimits)
         signer = JWTSigner(secret: jwtSecret)
+        verifiedTokens = VerifiedTokenCache(signer: signer)
         self.hasher = hasher
         self.accessTokenTTL = accessTokenTTL
         self.refreshTokenTTL = refreshTokenTTL

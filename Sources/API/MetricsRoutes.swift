@@ -31,8 +31,12 @@ enum MetricsRoutes {
             if let sync {
                 output.family("sync_waiters", type: "gauge", help: "Long-poll GET /v1/sync requests parked on this instance.")
                 output.sample("sync_waiters", [], sync.waiterCount)
-                output.family("sync_waiter_checks_total", type: "counter", help: "Page re-reads for parked long-poll requests after a commit or at their deadline.")
+                output.family("sync_waiter_checks_total", type: "counter", help: "Parked long-poll requests re-checked after a commit or at their deadline.")
                 output.sample("sync_waiter_checks_total", [], sync.waiterChecks)
+                output.family("sync_waiter_reads_total", type: "counter", help: "Page reads for parked long-poll requests (one per distinct request per wake-up).")
+                output.sample("sync_waiter_reads_total", [], sync.waiterReads)
+                output.family("sync_idle_memory_answers_total", type: "counter", help: "Idle GET /v1/sync answered from memory, without a feed query.")
+                output.sample("sync_idle_memory_answers_total", [], sync.idleAnswersFromMemory)
             }
             return .response(HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType],
                                           body: Array(output.text.utf8)))

@@ -18,26 +18,38 @@ enum SyncRoutes {
 
     static func register(on router: inout Router, auth: AuthService, sync: SyncService) {
         router.get("/v1/sync") { _, context in
-            let user = try auth.currentUser(context)
-            let viewer = Viewer(userID: user.id, isAdmin: user.isAdmin)
-            let parameters = try parse(context.query)
-            if parameters.wait > 0 { sync.ensureListening() }
-            // Read before the first page: a notification after this makes the parked
-            // request re-check at once (see SyncWaiters).
-            let generation = sync.waiters.generation
-            let page: SyncPage
-            do {
-                page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
-            } catch {
-                throw SyncService.mapped(error)
+            let principal = try AuthService.principal(context)
+            let parsed = Result { try parse(context.query) }
+            if case .success(let parameters) = parsed, parameters.wait > 0 { sync.ensureListening() }
+            let viewer: Viewer, page: SyncPage, parameters: Parameters
+            // An idle delta is answered from memory (caller included) when that is provably
+            // what the database would say (ChangeHistory); anything else reads the feed.
+            if case .success(let valid) = parsed,
+               let (known, idle) = sync.idlePageFromMemory(userID: principal.userID, cursor: valid.cursor) {
+                (viewer, page, parameters) = (known, idle, valid)
+            } else {
+                let tag = sync.usersGeneration
+                let user = try auth.currentUser(context)  // 401 before 400, as always
+                parameters = try parsed.get()
+                viewer = Viewer(userID: user.id, isAdmin: user.isAdmin)
+                sync.remember(viewer, isActive: user.isActive, tag: tag)
+                do {
+                    page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
+                } catch {
+                    throw SyncService.mapped(error)
+                }
             }
             guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page)) }
             let completion = ResponseCompletion()
             let feed = sync.feed
             let request = parameters
             let deadline = ContinuousClock.now + .seconds(request.wait)
-            sync.waiters.park(.init(userID: viewer.userID, isAdmin: viewer.isAdmin, deadline: deadline,
-                                    completion: completion) { final in
+            let logger = context.logger  // not the whole context: a parked request should stay small
+            // Requests asking the same question share one page read per wake-up.
+            let question = "\(request.limit) \(request.cursor.encoded())"
+            let key = "\(viewer.userID) \(viewer.isAdmin) \(question)"
+            var waiter = SyncWaiters.Waiter(userID: viewer.userID, isAdmin: viewer.isAdmin, key: key, seen: page.next.since,
+                                            deadline: deadline, completion: completion) { final in
                 do {
                     let page = try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit)
                     // Keep waiting while there is nothing; the deadline answers whatever there is.
@@ -46,11 +58,20 @@ enum SyncRoutes {
                 } catch {
                     // No middleware sees a parked request's failure: log what it would.
                     if !(SyncService.mapped(error) is HTTPError) {
-                        context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
+                        logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
                     }
                     return SyncService.httpError(for: error).response
                 }
-            }, generation: generation)
+            }
+            if !viewer.isAdmin {
+                waiter.sharing = .init(key: question) { users in
+                    let viewers = users.map { Viewer(userID: $0, isAdmin: false) }
+                    guard let page = try? feed.sharedRealtorPage(viewers: viewers, cursor: request.cursor, limit: request.limit)
+                    else { return .unknown }
+                    return page.isEmpty && !page.hasMore ? .nothing : .answer(SyncService.render(page))
+                }
+            }
+            sync.waiters.park(waiter)
             return .deferred(completion)
         }
     }

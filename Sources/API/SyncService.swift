@@ -4,59 +4,93 @@ import HTTPServer
 import Logging
 import Postgres
 import Store
+import Synchronization
 
-/// The sync feed of one server instance: page reads, long-poll waiters, and the one LISTEN
-/// connection that wakes them when any instance's writes commit.
+/// The sync feed of one server instance: page reads, the change stream (one LISTEN
+/// connection, one shared read per burst of commits: ChangeFanout), the long-poll waiters
+/// it wakes, and idle syncs answered from its history without a query (ChangeHistory).
 public final class SyncService: Sendable {
     public static let channel = "dispatch_sync"
     /// The longest `wait` a client may ask for (contract §6).
     public static let maxWaitSeconds = 60
     /// How long revocation history is kept; older cursors answer 410 resync_required.
     public static let historyRetention: Duration = .seconds(30 * 24 * 3600)
+    /// How long an idle sync waits for the LISTEN connection's fence before asking the
+    /// database instead.
+    static let fenceTimeout: Duration = .milliseconds(250)
 
     public let feed: SyncFeed
+    let fanout: ChangeFanout
     let waiters: SyncWaiters
-    private let listener: PostgresListener?
     private let pruner: SyncHistoryPruner
     private let logger: Logger
+    private let memoryAnswers = Mutex(0)
 
     public init(pool: PostgresPool, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes, logger: Logger = Logger(label: "sync")) {
         let feed = SyncFeed(pool: pool, maxPageBytes: maxPageBytes)
         self.feed = feed
-        let waiters = SyncWaiters(audience: { try feed.audience(since: $0) })
+        let fanout = ChangeFanout(connection: pool.configuration.connection, channel: Self.channel, logger: logger) {
+            try feed.audience(since: $0)
+        }
+        self.fanout = fanout
+        let waiters = SyncWaiters(requestChange: { fanout.requestRead() })
+        fanout.subscribe { waiters.changed($0) }
         self.waiters = waiters
         self.logger = logger
         pruner = SyncHistoryPruner(feed: feed, keep: Self.historyRetention, interval: .seconds(3600), logger: logger)
-        // Notifications sent while the listener was reconnecting are lost: wake everyone.
-        listener = try? PostgresListener(configuration: pool.configuration.connection, channels: [Self.channel],
-                                         logger: logger, onReconnect: { waiters.notifyChange() },
-                                         onNotification: { _, _ in waiters.notifyChange() })
     }
 
-    /// Starts listening and the hourly history pruning. Idempotent. (A long-poll also starts
-    /// the listener, for embedders that never call this.)
+    /// Starts the change stream and the hourly history pruning. Idempotent. (A long-poll also
+    /// starts the stream, for embedders that never call this.)
     public func start() {
-        listener?.start()
+        fanout.start()
         pruner.start()
     }
 
     public func stop() {
         pruner.stop()
-        listener?.stop()
+        fanout.stop()
         waiters.stop()
     }
 
     /// Long-poll requests currently parked (the `sync_waiters` gauge).
     public var waiterCount: Int { waiters.count }
-    /// Page re-reads done for parked requests (`sync_waiter_checks_total`).
+    /// Parked requests answered or re-checked after a page read (`sync_waiter_checks_total`).
     public var waiterChecks: Int { waiters.checks }
+    /// Page reads done for parked requests: one per distinct request per wake-up.
+    public var waiterReads: Int { waiters.reads }
+    /// Idle syncs answered from memory, without a database query.
+    public var idleAnswersFromMemory: Int { memoryAnswers.withLock { $0 } }
+    /// The server process id of this instance's LISTEN connection (tests terminate it).
+    public var listenerBackendPID: Int32? { fanout.listener?.backendPID }
 
     /// Makes sure notifications reach this instance before a request relies on them. Bounded:
     /// with the database unreachable the request still ends at its deadline.
     func ensureListening() {
-        guard let listener, !listener.isListening else { return }
-        listener.start()
+        fanout.start()
+        guard let listener = fanout.listener, !listener.isListening else { return }
         _ = listener.waitUntilListening(timeout: .seconds(2))
+    }
+
+    /// The caller and the empty page of an idle delta when ChangeHistory can prove nothing new
+    /// is visible to user `userID` after `cursor`; nil means "ask the database". Costs a share
+    /// of one round trip on the LISTEN connection (the fence), no pooled connection and no query.
+    func idlePageFromMemory(userID: UUID, cursor: SyncCursor) -> (Viewer, SyncPage)? {
+        guard cursor.since != nil, cursor.position == nil else { return nil }
+        fanout.start()
+        guard let fence = fanout.listener?.fence(timeout: Self.fenceTimeout),
+              let (viewer, next) = fanout.history.idleCursor(for: userID, cursor: cursor, fence: fence)
+        else { return nil }
+        memoryAnswers.withLock { $0 += 1 }
+        return (viewer, SyncPage(next: next))
+    }
+
+    /// Read before looking up a caller's users row, then pass to `remember`.
+    var usersGeneration: UInt64 { fanout.history.usersGeneration }
+
+    /// The caller's users row as the database answered it (see ChangeHistory).
+    func remember(_ viewer: Viewer, isActive: Bool, tag: UInt64) {
+        fanout.history.remember(viewer.userID, isAdmin: viewer.isAdmin, isActive: isActive, tag: tag)
     }
 
     /// Deletes revocation history older than the retention; cursors from before answer 410.

@@ -4,92 +4,121 @@ import HTTPServer
 import Store
 import Synchronization
 
-/// Parked long-poll requests of one server instance and the single thread that serves them.
+/// Parked long-poll requests of one server instance and the single thread that serves them;
+/// a subscriber of the instance's ChangeFanout.
 ///
-/// Waiting costs a dictionary entry: no thread, no database connection. One thread (this
-/// one) handles every deadline and every wake-up: when a notification arrives it waits
-/// `coalescing` for the burst to settle, asks the database who may care about what committed
-/// since the previous wake-up (`audience`, one query for all waiters), then re-reads the pages
-/// of those waiters only (a few in parallel, each holding a pooled connection only for its
-/// query) and answers the ones that now have something. Deadlines answer with whatever the
-/// page then holds, usually an empty page with a fresh `next_since`.
+/// Waiting costs a dictionary entry: no thread, no database connection. For each change the
+/// fanout reads (once, for all waiters: who may care about what committed since its previous
+/// read), `changed` picks the waiters concerned; this thread then re-reads their pages —
+/// *one read per distinct request* (same user, cursor and limit: thousands of one user's
+/// devices parked on the same cursor cost one read), a few in parallel, each holding a pooled
+/// connection only for its query — and answers those that now have something. Deadlines
+/// answer with whatever the page then holds, usually an empty page with a fresh `next_since`.
 ///
-/// Why no commit is overlooked: wake-up k covers what committed after wake-up k-1's audience
-/// snapshot. A waiter parked since then is *fresh*: its page is re-read at its first wake-up
-/// regardless of the audience, after that wake-up's snapshot was taken, so together they cover
-/// everything after the request's first read. A change committing between that first read
-/// and the parking finds no waiter when its notification arrives; `generation` counts
-/// notifications, and a waiter parked with a stale generation triggers a wake-up at once.
-/// Should any of this fail (the audience query errs), everyone is re-checked; at worst a
-/// waiter answers at its deadline — its page read then is complete either way.
+/// Why no commit is overlooked: change k covers what committed after change k-1's snapshot.
+/// A waiter whose first page was read at a snapshot that covers change k-1's (`seen`, see
+/// SyncSnapshot.covers) missed nothing before it, so the audiences from change k on cover it.
+/// Any other waiter is *fresh*: its page is re-read at the next change regardless of the
+/// audience (after that change's snapshot was taken, so from then on the audiences cover it),
+/// and the fanout is asked for that change at once. Should a read fail (`nil`), everyone is
+/// re-checked; at worst a waiter answers at its deadline — its page read then is complete.
 final class SyncWaiters: @unchecked Sendable {
     /// A parked request. `check` reads the page; nil means "nothing yet" (keep waiting) unless
-    /// `final` is set (the deadline passed: answer whatever).
+    /// `final` is set (the deadline passed: answer whatever). Waiters with the same `key` ask
+    /// the same question (user, role, cursor, limit) and share one check.
     struct Waiter: Sendable {
         let userID: UUID
         let isAdmin: Bool
+        let key: String
+        /// The snapshot the request's first (empty) page reflected.
+        let seen: SyncSnapshot?
         let deadline: ContinuousClock.Instant
         let completion: ResponseCompletion
         let check: @Sendable (_ final: Bool) -> HTTPResponse?
+        /// Realtors' requests with the same cursor and limit (nil for admins), and the check
+        /// that answers all of them with one read when it can (after a change everyone sees).
+        var sharing: Sharing?
     }
 
-    typealias AudienceProvider = @Sendable (SyncSnapshot?) throws -> SyncFeed.Audience
+    struct Sharing: Sendable {
+        let key: String
+        let check: @Sendable (_ users: [UUID]) -> Shared
+    }
 
-    let coalescing: Duration
+    /// A shared check's outcome: one answer for all, nothing for any of them yet, or
+    /// "cannot tell" (each reads its own page).
+    enum Shared: Sendable {
+        case answer(HTTPResponse)
+        case nothing
+        case unknown
+    }
+
     let parallelChecks: Int
-    private let audience: AudienceProvider
+    private let requestChange: @Sendable () -> Void
     // Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var waiters: [UInt64: Waiter] = [:]
-    /// Parked since the last wake-up's candidate selection: re-read regardless of audience.
+    /// Parked without proof that the audiences cover them: re-read at the next change.
     private var fresh: Set<UInt64> = []
-    /// The previous wake-up's audience snapshot (read only on the waiters' thread).
-    private var audienceSnapshot: SyncSnapshot?
+    /// Picked by a change, waiting for this thread to re-read them.
+    private var due: Set<UInt64> = []
+    /// The snapshot of the last change delivered (the next change starts from it).
+    private var lastChange: SyncSnapshot?
+    /// A change everyone sees is among those not served yet: try shared reads.
+    private var dueEveryone = false
     private var checkCount = 0
+    private var readCount = 0
     private var nextID: UInt64 = 0
-    private var generationCount: UInt64 = 0
-    private var wakeAt: ContinuousClock.Instant?
     private var started = false
     private var stopped = false
     private var finished = false
 
-    init(coalescing: Duration = .milliseconds(25), parallelChecks: Int = 4, audience: @escaping AudienceProvider) {
-        self.coalescing = coalescing
+    /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
+    init(parallelChecks: Int = 4, requestChange: @escaping @Sendable () -> Void) {
         self.parallelChecks = parallelChecks
-        self.audience = audience
+        self.requestChange = requestChange
     }
 
     var count: Int { locked { waiters.count } }
-    /// Page re-reads done for parked requests (`sync_waiter_checks_total`).
+    /// Waiters answered or re-checked after a page read (`sync_waiter_checks_total`).
     var checks: Int { locked { checkCount } }
-    var generation: UInt64 { locked { generationCount } }
+    /// Page reads done for parked requests (one per distinct request per wake-up).
+    var reads: Int { locked { readCount } }
 
-    /// A change committed somewhere (or notifications may have been lost): re-check everyone soon.
-    func notifyChange() {
+    /// A change from the fanout (nil: a read failed, anyone may have changes). Runs on the
+    /// fanout thread: picks the waiters concerned and leaves the reading to this thread.
+    func changed(_ change: ChangeFanout.Change?) {
         condition.lock()
-        generationCount &+= 1
-        if wakeAt == nil { wakeAt = .now + coalescing }
-        condition.signal()
+        for (id, waiter) in waiters {
+            let concerned = change.map { $0.everyone || waiter.isAdmin || $0.users.contains(waiter.userID) } ?? true
+            if concerned || fresh.contains(id) { due.insert(id) }
+        }
+        fresh.removeAll()
+        if let change { lastChange = change.snapshot }
+        if change?.everyone ?? true { dueEveryone = true }
+        if !due.isEmpty { condition.signal() }
         condition.unlock()
     }
 
-    /// Parks a request; `generation` is the value read before its first page.
-    func park(_ waiter: Waiter, generation: UInt64) {
+    /// Parks a request after its first, empty page.
+    func park(_ waiter: Waiter) {
         condition.lock()
         startIfNeeded()
         let id = nextID
         nextID += 1
         waiters[id] = waiter
-        fresh.insert(id)
-        if generation != generationCount && wakeAt == nil { wakeAt = .now }
+        let covered = waiter.seen.flatMap { seen in lastChange.map { seen.covers($0) } } ?? false
+        if !covered { fresh.insert(id) }
         condition.signal()
         condition.unlock()
+        if !covered { requestChange() }
         // Runs on the event loop when the client leaves: only a dictionary removal.
         waiter.completion.onCancel { [weak self] in
             guard let self else { return }
             self.condition.lock()
             self.waiters[id] = nil
             self.fresh.remove(id)
+            self.due.remove(id)
             self.condition.unlock()
         }
     }
@@ -124,21 +153,23 @@ final class SyncWaiters: @unchecked Sendable {
         while !stopped {
             let now = ContinuousClock.now
             let expired = waiters.filter { $0.value.deadline <= now }
-            let wake = wakeAt.map { $0 <= now } ?? false
-            if expired.isEmpty && !wake {
-                let nextDeadline = waiters.values.map(\.deadline).min()
-                let until = [nextDeadline, wakeAt, now + .seconds(60)].compactMap { $0 }.min() ?? now + .seconds(60)
-                _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
+            if expired.isEmpty && due.isEmpty {
+                let nextDeadline = waiters.values.map(\.deadline).min() ?? now + .seconds(60)
+                _ = condition.wait(until: Date().addingTimeInterval((min(nextDeadline, now + .seconds(60)) - now).timeInterval))
                 continue
             }
             for id in expired.keys {
                 waiters[id] = nil
                 fresh.remove(id)
+                due.remove(id)
             }
-            if wake { wakeAt = nil }
+            let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
+            let share = dueEveryone
+            due.removeAll()
+            dueEveryone = false
             condition.unlock()
             serve(expired.map { ($0.key, $0.value) }, final: true)
-            if wake { serve(selectCandidates(), final: false) }
+            serve(picked, final: false, share: share)
             condition.lock()
         }
         finished = true
@@ -146,41 +177,56 @@ final class SyncWaiters: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Reads the audience (outside the lock: it is a query), then picks the fresh waiters and
-    /// those the audience may concern.
-    private func selectCandidates() -> [(UInt64, Waiter)] {
-        let current = try? audience(audienceSnapshot)
-        audienceSnapshot = current?.snapshot
-        return locked {
-            let picked = waiters.filter { id, waiter in
-                guard let current, !current.everyone, !waiter.isAdmin, !fresh.contains(id) else { return true }
-                return current.users.contains(waiter.userID)
+    /// Checks waiters, one page read per distinct question, a few reads at a time (each holds
+    /// one pooled connection while it reads); every waiter asking it gets the answer. With
+    /// `share`, realtors' questions that differ only in the user are first tried as one
+    /// (SyncFeed.sharedRealtorPage), falling back to one read each.
+    private func serve(_ batch: [(UInt64, Waiter)], final: Bool, share: Bool = false) {
+        let groups = Array(Dictionary(grouping: batch.filter { !$0.1.completion.isCancelled }, by: \.1.key).values)
+        let jobs: [[[(UInt64, Waiter)]]] = share && !final
+            ? Dictionary(grouping: groups) { $0[0].1.sharing?.key ?? "" }.flatMap { key, members in
+                key.isEmpty || members.count < 2 ? members.map { [$0] } : [members]
             }
-            fresh.removeAll()
-            return Array(picked)
-        }
-    }
-
-    /// Checks waiters, a few at a time (each check holds one pooled connection while it reads).
-    private func serve(_ batch: [(UInt64, Waiter)], final: Bool) {
-        guard !batch.isEmpty else { return }
+            : groups.map { [$0] }
+        guard !jobs.isEmpty else { return }
         let cursor = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: min(parallelChecks, batch.count)) { _ in
+        DispatchQueue.concurrentPerform(iterations: min(parallelChecks, jobs.count)) { _ in
             while true {
                 let current = cursor.withLock { index in
                     defer { index += 1 }
                     return index
                 }
-                guard current < batch.count else { return }
-                let (id, waiter) = batch[current]
-                if waiter.completion.isCancelled { continue }
-                let response = waiter.check(final)
-                locked { checkCount += 1 }
-                guard let response else { continue }
-                // Answer only if still parked (not cancelled, not already answered).
-                let stillParked = final || locked { waiters.removeValue(forKey: id) != nil }
-                if stillParked { waiter.completion.complete(with: response) }
+                guard current < jobs.count else { return }
+                let job = jobs[current]
+                if job.count > 1, let sharing = job[0][0].1.sharing {
+                    let outcome = sharing.check(job.map { $0[0].1.userID })
+                    locked { readCount += 1 }
+                    switch outcome {
+                    case .answer(let response):
+                        job.forEach { answer($0, with: response, final: final) }
+                        continue
+                    case .nothing:
+                        locked { checkCount += job.reduce(0) { $0 + $1.count } }
+                        continue
+                    case .unknown:
+                        break
+                    }
+                }
+                for group in job {
+                    let response = group[0].1.check(final)
+                    locked { readCount += 1 }
+                    if let response { answer(group, with: response, final: final) } else { locked { checkCount += group.count } }
+                }
             }
+        }
+    }
+
+    /// Answers every waiter of `group` still parked (not cancelled, not already answered).
+    private func answer(_ group: [(UInt64, Waiter)], with response: HTTPResponse, final: Bool) {
+        locked { checkCount += group.count }
+        for (id, waiter) in group {
+            let stillParked = final || locked { waiters.removeValue(forKey: id) != nil }
+            if stillParked { waiter.completion.complete(with: response) }
         }
     }
 

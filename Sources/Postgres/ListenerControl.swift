@@ -54,6 +54,18 @@ final class ListenerControl: @unchecked Sendable {
         _ = write(wakeWrite, &byte, 1)
     }
 
+    /// Wakes the listener's poll() without stopping it (a fence was requested).
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Empties the wake pipe (non-blocking).
+    func drainWake() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeRead, &buffer, buffer.count) > 0 {}
+    }
+
     func waitUntilFinished() {
         condition.lock()
         while started && !finished { condition.wait() }

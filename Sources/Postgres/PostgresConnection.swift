@@ -11,6 +11,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Prepared statement name → SQL, so a name is PQprepare'd once per session.
     private var preparedStatements: [String: String] = [:]
+    /// Statements `query` prepared by itself, keyed by SQL text (`+StatementCache.swift`).
+    var statementCache: PostgresStatementCache
     /// Set by the notice receiver when the server announced (FATAL/PANIC) that it is
     /// closing this session, e.g. after pg_terminate_backend or at shutdown.
     fileprivate var serverAnnouncedTermination = false
@@ -29,6 +31,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Pool path: a connect timeout bounded by what is left of the acquisition timeout.
     init(configuration: Configuration, connectTimeout: Duration) throws {
         self.configuration = configuration
+        statementCache = PostgresStatementCache(capacity: configuration.statementCacheCapacity)
         handle = try Self.connect(configuration, connectTimeout: connectTimeout)
         installNoticeReceiver()
         try applySessionSettings()
@@ -40,13 +43,23 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: Queries
 
-    /// Runs one statement with bound parameters and returns its rows.
+    /// Runs one statement with bound parameters and returns its rows. Queries and DML run as
+    /// named statements prepared once per session (the statement cache) unless the
+    /// configuration turns the cache off; anything else runs unnamed.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
         let connection = try liveHandle()
         let started = ContinuousClock.now
         defer { recordTiming(since: started) }
-        return try withCParameters(query.binds) { values, types in
+        if statementCache.isEnabled, PostgresStatementCache.isCacheable(query.sql) {
+            return try cachedQuery(query, on: connection)
+        }
+        return try unnamedQuery(query, on: connection)
+    }
+
+    /// One statement as the unnamed statement: parsed and planned on every call.
+    func unnamedQuery(_ query: PostgresQuery, on connection: OpaquePointer) throws -> PostgresRows {
+        try withCParameters(query.binds) { values, types in
             let result = PQexecParams(connection, query.sql, Int32(values.count), types, values, nil, nil, 0)
             return try PostgresResult.consume(result, connection: connection)
         }
@@ -92,8 +105,9 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         } catch let error as PostgresError
             where mayRePrepare && error.code == .invalidSQLStatementName && transactionStatus == .idle {
-            // Someone ran DEALLOCATE/DISCARD ALL: forget the cache entry and prepare again once.
+            // Someone ran DEALLOCATE/DISCARD ALL: forget the cache entries and prepare again once.
             preparedStatements[name] = nil
+            statementCache.removeAll()
             return try queryPrepared(name: name, query, mayRePrepare: false)
         }
     }
@@ -195,6 +209,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func reset() throws {
         guard let handle else { throw PostgresError(kind: .closed, message: "connection is closed") }
         preparedStatements.removeAll()
+        statementCache.removeAll()
         serverAnnouncedTermination = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -207,6 +222,7 @@ public final class PostgresConnection: @unchecked Sendable {
         if let handle { PQfinish(handle) }
         handle = nil
         preparedStatements.removeAll()
+        statementCache.removeAll()
     }
 
     public var isClosed: Bool { handle == nil }
@@ -304,7 +320,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    private func withCParameters<Result>(
+    func withCParameters<Result>(
         _ binds: [PostgresBind],
         _ body: ([UnsafePointer<CChar>?], [UInt32]) throws -> Result
     ) throws -> Result {

@@ -16,6 +16,10 @@ extension PostgresConnection {
         public var idleInTransactionSessionTimeout: Duration?
         /// Session `TimeZone`; UTC keeps timestamptz output unambiguous.
         public var timeZone: String?
+        /// Statements each connection keeps prepared (least recently used evicted); 0 runs
+        /// every statement unnamed, e.g. behind a transaction-pooling PgBouncer older than
+        /// 1.21, which cannot follow named statements across server connections.
+        public var statementCacheCapacity: Int
 
         public init(
             conninfo: String,
@@ -23,7 +27,8 @@ extension PostgresConnection {
             connectTimeout: Duration = .seconds(2),
             statementTimeout: Duration? = .seconds(30),
             idleInTransactionSessionTimeout: Duration? = .seconds(60),
-            timeZone: String? = "UTC"
+            timeZone: String? = "UTC",
+            statementCacheCapacity: Int = 256
         ) {
             self.conninfo = conninfo
             self.applicationName = applicationName
@@ -31,6 +36,7 @@ extension PostgresConnection {
             self.statementTimeout = statementTimeout
             self.idleInTransactionSessionTimeout = idleInTransactionSessionTimeout
             self.timeZone = timeZone
+            self.statementCacheCapacity = statementCacheCapacity
         }
     }
 

@@ -88,6 +88,8 @@ extension PostgresError {
         public static let crashShutdown = Code("57P02")
         public static let cannotConnectNow = Code("57P03")
         public static let invalidSQLStatementName = Code("26000")
+        /// Among others, "cached plan must not change result type" for a prepared statement.
+        public static let featureNotSupported = Code("0A000")
         public static let inFailedSQLTransaction = Code("25P02")
         public static let idleInTransactionSessionTimeout = Code("25P03")
 

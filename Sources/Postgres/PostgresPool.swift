@@ -174,7 +174,8 @@ public final class PostgresPool: Sendable {
         guard connection.isHealthy else { return false }
         switch connection.transactionStatus {
         case .idle:
-            return true
+            connection.deallocateEvictedStatements()
+            return connection.isHealthy
         case .inTransaction, .inFailedTransaction:
             connection.rollbackQuietly()
             return connection.isHealthy && connection.transactionStatus == .idle

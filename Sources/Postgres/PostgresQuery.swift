@@ -62,23 +62,36 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         /// Splices another query, renumbering its `$n` placeholders to follow this one's binds.
         /// Lets reusable predicates (visibility rules) be written once as queries of their own.
         /// The fragment must not contain `$` except in placeholders (no dollar-quoted strings).
+        /// Works on UTF-8 bytes: every request builds its SQL this way (the visibility
+        /// predicates), and the Unicode-scalar version was 3 % of a request's CPU in perf.
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
             let offset = binds.count
             binds.append(contentsOf: fragment.binds)
-            guard offset > 0 else { sql += fragment.sql; return }
-            var scalars = fragment.sql.unicodeScalars[...]
-            while let dollar = scalars.firstIndex(of: "$") {
-                sql.unicodeScalars.append(contentsOf: scalars[..<dollar])
-                scalars = scalars[scalars.index(after: dollar)...]
-                let digits = scalars.prefix { ("0"..."9").contains($0) }
-                if let number = Int(String(String.UnicodeScalarView(digits))) {
-                    sql += "$\(number + offset)"
-                } else {
-                    sql += "$"
+            guard offset > 0, fragment.sql.utf8.contains(UInt8(ascii: "$")) else { sql += fragment.sql; return }
+            let bytes = Array(fragment.sql.utf8)
+            var spliced: [UInt8] = []
+            spliced.reserveCapacity(bytes.count + 2 * fragment.binds.count)
+            var index = 0
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "$") else {
+                    spliced.append(bytes[index])
+                    index += 1
+                    continue
                 }
-                scalars = scalars[digits.endIndex...]
+                var end = index + 1
+                while end < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) { end += 1 }
+                // A "$" without digits (or with more than any parameter count has) is copied as it is.
+                guard end > index + 1, end - index <= 9,
+                      let number = Int(String(decoding: bytes[(index + 1)..<end], as: UTF8.self))
+                else {
+                    spliced.append(bytes[index])
+                    index += 1
+                    continue
+                }
+                spliced.append(contentsOf: Array("$\(number + offset)".utf8))
+                index = end
             }
-            sql.unicodeScalars.append(contentsOf: scalars)
+            sql += String(decoding: spliced, as: UTF8.self)
         }
 
         /// Splices raw SQL text. Only for identifiers or fragments from fixed lists in code:

@@ -77,7 +77,7 @@ public struct SyncFeed: Sendable {
     }
 
     /// The page from the stages, inside a REPEATABLE READ transaction (one snapshot).
-    private func stagesPage(viewer: Viewer, cursor: SyncCursor, limit: Int, on connection: PostgresConnection) throws -> SyncPage {
+    func stagesPage(viewer: Viewer, cursor: SyncCursor, limit: Int, on connection: PostgresConnection) throws -> SyncPage {
         try connection.execute("SET TRANSACTION READ ONLY")
         // The first statement fixes the transaction's snapshot: this is the snapshot every
         // later statement of the page reads with.
@@ -220,9 +220,11 @@ public struct SyncFeed: Sendable {
 
 extension SyncFeed {
     /// Who may see something committed after `since`, and the snapshot this was computed at
-    /// (the `since` of the next call). `everyone` when a users row changed or `since` is nil.
+    /// (the `since` of the next call) with the pruning horizon then. `everyone` when a users
+    /// row changed or `since` is nil.
     public struct Audience: Sendable {
         public var snapshot: SyncSnapshot
+        public var horizon: UInt64
         public var users: Set<UUID>
         public var everyone: Bool
     }
@@ -230,14 +232,14 @@ extension SyncFeed {
     public func audience(since: SyncSnapshot?) throws -> Audience {
         try pool.withTransaction(isolation: .repeatableRead) { connection in
             try connection.execute("SET TRANSACTION READ ONLY")
-            let first = try connection.query("SELECT pg_current_snapshot()::text AS snapshot")
-            let text: String = try first[0].decode("snapshot")
+            // The first statement fixes the snapshot every later one reads with.
+            let first = try connection.queryPrepared(name: "sync_snapshot", """
+                SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
+                """)
             // Too many running transactions to keep the list: widen it (more re-checks, no misses).
-            let snapshot = SyncSnapshot(text: text)
-                ?? text.split(separator: ":").first.flatMap { UInt64($0) }.map { SyncSnapshot(xmin: $0, xmax: $0, running: []) }
-            guard let snapshot else { throw PostgresError(kind: .protocolViolation, message: "unreadable snapshot") }
-            guard let since else { return Audience(snapshot: snapshot, users: [], everyone: true) }
-            var audience = Audience(snapshot: snapshot, users: [], everyone: false)
+            let (snapshot, horizon) = try snapshotAndHorizon(first)
+            guard let since else { return Audience(snapshot: snapshot, horizon: horizon, users: [], everyone: true) }
+            var audience = Audience(snapshot: snapshot, horizon: horizon, users: [], everyone: false)
             for row in try connection.query("SELECT user_id FROM dispatch_sync_audience(\(since.text)::pg_snapshot)") {
                 if let user: UUID = try row.decode("user_id") { audience.users.insert(user) } else { audience.everyone = true }
             }

@@ -29,7 +29,8 @@ extension Configuration {
     func poolConfiguration(conninfo: String) -> PostgresPool.Configuration {
         PostgresPool.Configuration(
             connection: PostgresConnection.Configuration(
-                conninfo: conninfo, statementTimeout: .seconds(databaseStatementTimeout)
+                conninfo: conninfo, statementTimeout: .seconds(databaseStatementTimeout),
+                statementCacheCapacity: databaseStatementCacheSize
             ),
             size: databasePoolSize,
             acquisitionTimeout: .seconds(databasePoolTimeout)

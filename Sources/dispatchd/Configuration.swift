@@ -25,6 +25,8 @@ struct Configuration: Sendable {
     var databasePoolSize: Int
     var databasePoolTimeout: Double
     var databaseStatementTimeout: Double
+    /// DB_STATEMENT_CACHE_SIZE: statements each connection keeps prepared (0: none).
+    var databaseStatementCacheSize: Int
     /// SYNC_PAGE_MAX_BYTES: a /v1/sync page stops at about this many bytes (one larger row goes alone).
     var syncPageMaxBytes: Int
     var logLevel: Logger.Level
@@ -120,6 +122,7 @@ struct Configuration: Sendable {
             databasePoolSize: try reader.integer("DB_POOL_SIZE", default: 10, in: 1...1000),
             databasePoolTimeout: try reader.seconds("DB_POOL_TIMEOUT", default: 5),
             databaseStatementTimeout: try reader.seconds("DB_STATEMENT_TIMEOUT", default: 30),
+            databaseStatementCacheSize: try reader.integer("DB_STATEMENT_CACHE_SIZE", default: 256, in: 0...100_000),
             syncPageMaxBytes: try reader.integer("SYNC_PAGE_MAX_BYTES", default: SyncFeed.defaultMaxPageBytes,
                                                  in: SyncFeed.minimumMaxPageBytes...(1 << 30)),
             logLevel: logLevel,

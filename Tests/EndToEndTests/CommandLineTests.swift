@@ -10,6 +10,7 @@ import Testing
         (["PORT": "eighty"], "PORT must be an integer"),
         (["PORT": "70000"], "PORT must be an integer between 0 and 65535"),
         (["DB_POOL_SIZE": "0"], "DB_POOL_SIZE must be an integer"),
+        (["DB_STATEMENT_CACHE_SIZE": "-1"], "DB_STATEMENT_CACHE_SIZE must be an integer between 0 and 100000"),
         (["LOG_LEVEL": "loud"], "LOG_LEVEL must be one of"),
         (["LOG_FORMAT": "xml"], "LOG_FORMAT must be text or json"),
         (["SYNC_PAGE_MAX_BYTES": "1000"], "SYNC_PAGE_MAX_BYTES must be an integer between 16384"),

@@ -162,6 +162,16 @@ import TestSupport
         #expect(leading.sql == "SELECT $1 AS k WHERE (n > $2 AND n < $3)")
     }
 
+    @Test func fragmentRenumberingCarriesIntoTwoDigitsAndLeavesOtherDollarsAlone() throws {
+        let values = (1...9).map { $0 }
+        var outer = PostgresQuery(sql: "SELECT 1 WHERE true")
+        for value in values { outer = "\(outer) AND \(value) > 0" }
+        let fragment = PostgresQuery(sql: "(n = $1 OR n = $12 OR 'a$' = 'a$' OR n = $2)", binds: [PostgresBind(3), PostgresBind(4)])
+        let query: PostgresQuery = "\(outer) AND \(fragment) AND é = \(5)"
+        #expect(query.sql.hasSuffix("AND $9 > 0 AND (n = $10 OR n = $21 OR 'a$' = 'a$' OR n = $11) AND é = $12"))
+        #expect(query.binds.count == 12)
+    }
+
     @Test func rowsAreACollection() throws {
         let rows = try db.pool.query("SELECT g AS n FROM generate_series(1, 5) g")
         #expect(rows.count == 5)

@@ -4,7 +4,7 @@
 #
 # Sets: pg_bin, bench_data, sock_dir, pg_port, DATABASE_URL, JWT_SECRET, PUBLISHABLE_KEY, conninfo, bin (release dispatchd)
 bench_data=${BENCH_DATA:-/tmp/dispatch-bench-data}
-sock_dir=/tmp/dispatch-bench-sock
+sock_dir=${BENCH_SOCK:-/tmp/dispatch-bench-sock}
 pg_port=${BENCH_PG_PORT:-5499}
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 demo_password=${DEMO_PASSWORD:-bench-demo-password}

@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import Postgres
+import Store
+
+/// One instance's change stream: the LISTEN connection, and one thread that, after each
+/// burst of notifications, reads *once* what committed since its previous read (one SQL
+/// statement, SyncFeed.audience) and hands the result to every subscriber in order. What a
+/// subscriber does with it is its own business: long-poll waiters re-read the pages of the
+/// users named (SyncWaiters); a realtime feed would do the same for its sockets. The reads
+/// are also kept in `history`, which answers idle syncs from memory (ChangeHistory).
+///
+/// Reads chain: each starts from the previous successful read's snapshot, so together they
+/// cover every commit once, whatever the notifications did (they only say *when* to read).
+/// After a reconnect, notifications sent meanwhile are lost, so the fanout reads at once; the
+/// read is computed from the tables and covers the outage. A failed read is delivered as
+/// `nil`: subscribers must treat it as "anyone may have changes".
+final class ChangeFanout: @unchecked Sendable {
+    /// What committed after `base` (nil: the first read) and is visible in `snapshot`, and who
+    /// may see it (`everyone`: anyone, e.g. a users row changed or there is no base).
+    struct Change: Sendable {
+        let base: SyncSnapshot?
+        let snapshot: SyncSnapshot
+        let users: Set<UUID>
+        let everyone: Bool
+    }
+
+    typealias Reader = @Sendable (SyncSnapshot?) throws -> SyncFeed.Audience
+    typealias Subscriber = @Sendable (Change?) -> Void
+
+    /// How long a burst of notifications may settle before the read.
+    let coalescing: Duration
+    let history = ChangeHistory()
+    private(set) var listener: PostgresListener?
+    private let reader: Reader
+    private let logger: Logger
+    // Guarded by `condition`'s lock.
+    private let condition = NSCondition()
+    private var subscribers: [Subscriber] = []
+    private var readAt: ContinuousClock.Instant?
+    private var generationCount: UInt64 = 0
+    private var started = false
+    private var stopped = false
+    private var finished = false
+    /// Only the fanout thread touches these.
+    private var lastSnapshot: SyncSnapshot?
+
+    init(connection: PostgresConnection.Configuration?, channel: String, coalescing: Duration = .milliseconds(20),
+         logger: Logger, reader: @escaping Reader) {
+        self.coalescing = coalescing
+        self.reader = reader
+        self.logger = logger
+        listener = nil
+        guard let connection else { return }
+        listener = try? PostgresListener(configuration: connection, channels: [channel], logger: logger,
+                                         onReconnect: { [weak self] in self?.requestRead(after: .zero) },
+                                         onNotification: { [weak self] _, _ in self?.notified() })
+    }
+
+    /// Subscribers are called on the fanout thread, one change at a time, in order: keep them short.
+    func subscribe(_ subscriber: @escaping Subscriber) {
+        condition.lock()
+        subscribers.append(subscriber)
+        condition.unlock()
+    }
+
+    /// Notifications received so far. A request reads it before its first database read; if
+    /// it has moved when the request parks, a change may have been delivered in between.
+    var generation: UInt64 { locked { generationCount } }
+
+    /// Starts the listener and the fanout thread (idempotent); the first read follows at once.
+    func start() {
+        listener?.start()
+        condition.lock()
+        defer { condition.unlock() }
+        guard !started, !stopped else { return }
+        started = true
+        if readAt == nil { readAt = .now }
+        let thread = Thread { [self] in run() }
+        thread.name = "change-fanout"
+        thread.start()
+    }
+
+    func stop() {
+        listener?.stop()
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        while started && !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Asks for a read within `delay` (a subscriber that needs a fresh one, or a reconnect).
+    func requestRead(after delay: Duration = .zero) {
+        condition.lock()
+        let at = ContinuousClock.now + delay
+        if readAt.map({ at < $0 }) ?? true { readAt = at }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// A notification: counted first (ChangeHistory's proof), then a read after `coalescing`.
+    private func notified() {
+        history.notified()
+        condition.lock()
+        generationCount &+= 1
+        if readAt == nil { readAt = .now + coalescing }
+        condition.signal()
+        condition.unlock()
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        // The first read is worth more once LISTEN is on (ChangeHistory needs its epoch).
+        _ = listener?.waitUntilListening(timeout: .seconds(2))
+        condition.lock()
+        while !stopped {
+            let now = ContinuousClock.now
+            guard let at = readAt, at <= now else {
+                let until = readAt ?? now + .seconds(60)
+                _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
+                continue
+            }
+            readAt = nil
+            let current = subscribers
+            condition.unlock()
+            let change = readOnce()
+            for subscriber in current { subscriber(change) }
+            condition.lock()
+        }
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// One read from the last good snapshot. The epoch and notification count are taken
+    /// *before* the query, as ChangeHistory's proof requires.
+    private func readOnce() -> Change? {
+        let epoch = listener?.listeningEpoch
+        let notificationsBefore = history.notificationCount
+        do {
+            let audience = try reader(lastSnapshot)
+            let change = Change(base: lastSnapshot, snapshot: audience.snapshot, users: audience.users,
+                                everyone: audience.everyone)
+            lastSnapshot = audience.snapshot
+            // Not listening yet: read again soon, so idle syncs can be answered from memory.
+            if listener != nil && epoch == nil { requestRead(after: .seconds(1)) }
+            history.record(.init(snapshot: audience.snapshot, horizon: audience.horizon, users: audience.users,
+                                 everyone: audience.everyone, epoch: epoch, notificationsBefore: notificationsBefore))
+            return change
+        } catch {
+            logger.warning("sync change read failed; every waiter is re-checked", metadata: ["error": "\(error)"])
+            history.forget()
+            // Retry soon: until a read succeeds, idle syncs go to the database.
+            requestRead(after: .seconds(1))
+            return nil
+        }
+    }
+
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+}
