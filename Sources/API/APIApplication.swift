@@ -19,6 +19,8 @@ public struct APIApplication: Sendable {
     public let listPaging: ListPaging
     /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
     public let trustedProxies: TrustedProxies
+    /// How `/rest/v1` widens `updated_at=gt.` delta polls (WRITE_TRANSACTION_TIMEOUT, CLIENT_CLOCK_SKEW).
+    public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
 
@@ -67,6 +69,7 @@ public struct APIApplication: Sendable {
             SubtaskRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
+            RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             GoTrueRoutes.register(on: &api, auth: auth)
         }
         return router
