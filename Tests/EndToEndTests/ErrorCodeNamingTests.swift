@@ -12,12 +12,19 @@ import Testing
         "SyncService.swift", "SyncWaiters.swift",
         // /auth/v1 answers GoTrue's codes in GoTrue's shape (GoTrueErrorRenderer, via SupabaseGateway).
         "GoTrueRoutes.swift", "GoTrueUserUpdate.swift", "GoTrueErrorRenderer.swift", "SupabaseGateway.swift",
+        // /rest/v1 answers PostgREST's codes (PGRST…) in PostgREST's shape (RestError, RestErrorMapping).
+        "RestError.swift", "RestErrorMapping.swift", "RestFilterParser.swift",
     ]
+
+    /// Folders of the Supabase-compatible families, which answer in their own wire shapes.
+    static let exemptFolders = ["PostgREST/", "Supabase/"]
 
     static func sources(in directories: [String]) throws -> [(name: String, text: String)] {
         try directories.flatMap { directory in
             let path = ProjectPaths.root + "/Sources/" + directory
-            let names = try FileManager.default.subpathsOfDirectory(atPath: path).filter { $0.hasSuffix(".swift") }
+            let names = try FileManager.default.subpathsOfDirectory(atPath: path).filter { name in
+                name.hasSuffix(".swift") && !exemptFolders.contains { name.hasPrefix($0) }
+            }
             return try names.map { (name: $0, text: try String(contentsOfFile: path + "/" + $0, encoding: .utf8)) }
         }
     }
