@@ -76,17 +76,17 @@ public struct APIApplication: Sendable {
     }
 
     /// Outermost first: find the real client address, log and count every request with its
-    /// final status, gzip the final response (errors included, as rendered), render errors as
-    /// JSON, check the publishable key of the Supabase-compatible families and render their
-    /// errors in their wire shape (`SupabaseGateway`), and map database errors before either
-    /// rendering sees them; then authenticate requests whose route requires it. All of them
-    /// read the route the server resolved once.
+    /// final status, gzip the final response (errors included, as rendered), render every
+    /// error in the style of its route group (`APIErrorRenderer`, the one place for `/v1`);
+    /// check the publishable key of the Supabase-compatible families and render their errors
+    /// in their wire shape (`SupabaseGateway`); then authenticate requests whose route
+    /// requires it. All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            CompressionMiddleware(), ErrorMiddleware(), SupabaseGateway(publishableKey: publishableKey),
-            DatabaseErrorMiddleware(),
+            CompressionMiddleware(), ErrorMiddleware(renderer: APIErrorRenderer()),
+            SupabaseGateway(publishableKey: publishableKey),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]
