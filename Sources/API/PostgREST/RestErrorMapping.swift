@@ -1,3 +1,4 @@
+import Domain
 import HTTP1
 import HTTPServer
 import Postgres
@@ -13,7 +14,7 @@ enum RestErrorMapping {
     /// The family's renderer (`SupabaseFamily.render`): every error under `/rest/v1`, the
     /// gateway's and authentication's included. Unexpected ones are logged here, never shown.
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        if !(error is RestError || error is HTTPError || error is PostgresError) {
+        if !(error is RestError || error is HTTPError || error is PostgresError || error is DomainError) {
             context.logger.error("Unhandled error in /rest/v1", metadata: ["error": "\(String(reflecting: error))"])
         }
         return httpError(for: error).response
@@ -29,6 +30,10 @@ enum RestErrorMapping {
             return error
         case let error as PostgresError:
             return httpError(for: error)
+        case let error as DomainError:
+            // The services' own refusals (a shared rule, a store check) keep their status and
+            // named code; their shape is already PostgREST's {code, message, details, hint}.
+            return APIErrorRenderer.contract(error)
         default:
             return HTTPError.internalError
         }
