@@ -59,3 +59,23 @@ BEGIN
     SELECT DISTINCT p, kind, entity, is_grant FROM unnest(people) AS p WHERE p IS NOT NULL;
 END;
 $$;
+
+-- 4. sync_access_changes (0006) took gen_random_uuid() keys, so every insert (three per task
+--    create, more per claim) touched random pages of a primary-key index of millions of rows.
+--    The key stays a uuid — the sync feed orders revocations by (txid, id) and its cursor
+--    carries that id as a UUID — but new keys are time-ordered (the UUIDv7 layout: 48-bit
+--    Unix milliseconds, then random bits; PostgreSQL 15 has no uuidv7()), so they land on
+--    the index's rightmost pages. uuid comparison is bytewise, so later keys sort later.
+--    The order of keys only breaks ties between records of one transaction, where any
+--    fixed order is as good as another. Existing keys are left as they are.
+CREATE FUNCTION dispatch_ordered_uuid() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE
+RETURN encode(
+    set_bit(set_bit(
+        overlay(uuid_send(gen_random_uuid())
+                placing substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3)
+                FROM 1 FOR 6),
+        52, 1), 53, 1),
+    'hex')::uuid;
+
+ALTER TABLE sync_access_changes ALTER COLUMN id SET DEFAULT dispatch_ordered_uuid();

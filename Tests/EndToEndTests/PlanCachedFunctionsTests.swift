@@ -84,4 +84,31 @@ import TestSupport
             #expect(try !row.decode("granted", as: Bool.self))
         }
     }
+
+    /// New access records get time-ordered keys (UUIDv7 layout), so inserts append to the
+    /// primary-key index instead of touching random pages: version 7, the current Unix
+    /// milliseconds in the first 48 bits, and a later record sorts after an earlier one.
+    @Test func accessRecordKeysAreTimeOrdered() throws {
+        let database = try TestDatabase.create()
+        let person = UUID()
+        for entity in [UUID(), UUID()] {
+            try database.pool.execute("SELECT dispatch_record_access(ARRAY[\(person)::uuid], 'task', \(entity)::uuid, true)")
+            try database.pool.execute("SELECT pg_sleep(0.003)")  // the next key is in a later millisecond
+        }
+        let rows = try database.pool.query("""
+            SELECT substr(id::text, 15, 1) AS version,
+                   abs(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint
+                       - (extract(epoch FROM clock_timestamp()) * 1000)::bigint) < 60000 AS current
+            FROM sync_access_changes ORDER BY created_at
+            """)
+        #expect(rows.count == 2)
+        for row in rows {
+            #expect(try row.decode("version", as: String.self) == "7")
+            #expect(try row.decode("current", as: Bool.self))
+        }
+        let ordered = try #require(try database.pool.query("""
+            SELECT array_agg(id ORDER BY id) = array_agg(id ORDER BY created_at, txid) AS ordered FROM sync_access_changes
+            """).first)
+        #expect(try ordered.decode("ordered", as: Bool.self))
+    }
 }
