@@ -8,8 +8,17 @@
           PER_USER idle long-polls for each user of TOKENS_FILE ("user_id token" lines), then one
           PATCH (as WRITER_TOKEN); wake latency of the waiters of the users in SEEN_BY_FILE (one
           id a line, or "*" for everyone), and a check that the others stay parked
+
+Wake-up latency is reported twice. `wake_ms_*` is what this (single-threaded, asyncio) client
+observed: from reading the write's response to reading each waiter's. `server_wake_ms_*` is
+the server's own: the kernel's timestamps of the response packets leaving the server's port on
+`lo` (an AF_PACKET socket with a BPF filter, read only after the wake, so capturing costs the
+client nothing meanwhile), from the write's response to each waiter's first response byte. The
+difference (`client_lag_ms_*`, per waiter) is time spent in this client and the kernel queue
+before it read the response, not server work. Capturing needs root (CAP_NET_RAW); without it
+only the client figures are printed.
 """
-import asyncio, json, sys, time, urllib.parse
+import asyncio, ctypes, json, socket, struct, sys, time, urllib.parse
 
 
 def rss_kib(pid, field="VmRSS"):
@@ -29,7 +38,71 @@ def reset_peak(pid):
         print(f"note: could not reset the peak RSS ({error}); server_peak_rss_after_kib includes earlier peaks")
 
 
-async def request(host, port, method, path, token, body=None, sent=None):
+class WireTimes:
+    """Kernel timestamps (CLOCK_REALTIME) of HTTP responses leaving TCP port `port` on `lo`."""
+    SO_ATTACH_FILTER, SO_RCVBUFFORCE, SO_TIMESTAMPNS = 26, 33, 35
+    ETH_P_ALL, PACKET_OUTGOING = 0x0003, 4
+
+    def __init__(self, port):
+        # Classic BPF: IPv4, TCP, not a later fragment, TCP source port == port; else drop.
+        code = [(0x28, 0, 0, 12), (0x15, 0, 8, 0x0800), (0x30, 0, 0, 23), (0x15, 0, 6, 6),
+                (0x28, 0, 0, 20), (0x45, 4, 0, 0x1FFF), (0xB1, 0, 0, 14), (0x48, 0, 0, 14),
+                (0x15, 0, 1, port), (0x06, 0, 0, 0x40000), (0x06, 0, 0, 0)]
+        self._program = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *op) for op in code))
+        try:
+            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(self.ETH_P_ALL))
+        except PermissionError:
+            self.sock = None
+            print("note: no CAP_NET_RAW; server-side (wire) wake times not measured")
+            return
+        fprog = struct.pack("HL", len(code), ctypes.addressof(self._program))
+        self.sock.setsockopt(socket.SOL_SOCKET, self.SO_ATTACH_FILTER, fprog)
+        self.sock.setsockopt(socket.SOL_SOCKET, self.SO_RCVBUFFORCE, 256 << 20)
+        self.sock.setsockopt(socket.SOL_SOCKET, self.SO_TIMESTAMPNS, 1)
+        self.sock.bind(("lo", self.ETH_P_ALL))
+        self.sock.setblocking(False)
+        self._read()  # packets queued before the filter was attached
+
+    def _read(self):
+        """{client port: time of the first response packet to it}, from what is queued now."""
+        first = {}
+        while True:
+            try:
+                data, ancillary, _, address = self.sock.recvmsg(256, socket.CMSG_SPACE(16))
+            except BlockingIOError:
+                return first
+            if address[2] != self.PACKET_OUTGOING:  # lo shows each packet twice: sent and received
+                continue
+            ip = data[14:]
+            tcp = ip[(ip[0] & 0xF) * 4:]
+            payload = tcp[(tcp[12] >> 4) * 4:]
+            if not payload.startswith(b"HTTP/1."):
+                continue
+            for level, kind, value in ancillary:
+                if level == socket.SOL_SOCKET and kind == self.SO_TIMESTAMPNS:
+                    seconds, nanoseconds = struct.unpack("qq", value[:16])
+                    first.setdefault(struct.unpack("!H", tcp[2:4])[0], seconds + nanoseconds / 1e9)
+
+    def collect(self):
+        return self._read() if self.sock else {}
+
+
+def wire_report(wire, write_port, client_seen):
+    """Server-side wake times from `wire`; client_seen: {client port: realtime it read the response}."""
+    if write_port not in wire:
+        return "server_wake: not captured"
+    start = wire[write_port]
+    server = sorted((wire[p] - start) * 1000 for p in client_seen if p in wire)
+    lag = sorted((client_seen[p] - wire[p]) * 1000 for p in client_seen if p in wire)
+    if not server:
+        return "server_wake: not captured"
+    pick = lambda values, q: values[min(len(values) - 1, int(q * len(values)))]
+    return (f"server_wake_ms_first={server[0]:.1f} server_wake_ms_p50={pick(server, 0.5):.1f} server_wake_ms_p99={pick(server, 0.99):.1f} "
+            f"server_wake_ms_max={server[-1]:.1f} (wire, {len(server)}/{len(client_seen)} captured) "
+            f"client_lag_ms_p50={pick(lag, 0.5):.1f} client_lag_ms_p99={pick(lag, 0.99):.1f}")
+
+
+async def request(host, port, method, path, token, body=None, sent=None, local=None):
     reader, writer = await asyncio.open_connection(host, port)
     data = json.dumps(body).encode() if body is not None else b""
     head = (f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
@@ -38,6 +111,8 @@ async def request(host, port, method, path, token, body=None, sent=None):
         head += "Content-Type: application/json\r\n"
     writer.write(head.encode() + b"\r\n" + data)
     await writer.drain()
+    if local is not None:
+        local.append(writer.get_extra_info("sockname")[1])
     if sent is not None:
         sent()
     raw = await reader.read(-1)
@@ -74,6 +149,7 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
     path = f"/v1/sync?since={urllib.parse.quote(cursor)}&wait=60"
     rss_before = rss_kib(pid)
     done_at = []
+    seen_at = {}
     sent = [0]
     all_sent = asyncio.Event()
 
@@ -83,8 +159,10 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
             all_sent.set()
 
     async def wait_one():
-        status, _ = await request(host, port, "GET", path, token, sent=one_sent)
+        local = []
+        status, _ = await request(host, port, "GET", path, token, sent=one_sent, local=local)
         done_at.append((time.perf_counter(), status))
+        seen_at[local[0]] = time.time()
 
     tasks = []
     for _ in range(count):  # in batches: a burst of 2,000 connects would overflow the listen backlog
@@ -97,8 +175,9 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
     rss_waiting = rss_kib(pid)
     print(f"waiters={count} server_rss_before_kib={rss_before} server_rss_waiting_kib={rss_waiting} "
           f"per_waiter_bytes={(rss_waiting - rss_before) * 1024 // count}")
-    write_start = time.perf_counter()
-    status, payload = await request(host, port, "PATCH", write_path, token, json.loads(write_body))
+    wire = WireTimes(port)
+    write_start, write_local = time.perf_counter(), []
+    status, payload = await request(host, port, "PATCH", write_path, token, json.loads(write_body), local=write_local)
     assert status == 200, (status, payload[:200])
     committed = time.perf_counter()
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=70)
@@ -107,6 +186,7 @@ async def waiters(host, port, token, cursor, count, pid, write_path, write_body)
     pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
     print(f"write_ms={(committed - write_start) * 1000:.1f} statuses={sorted(statuses)} "
           f"wake_ms_p50={pick(0.5):.1f} wake_ms_p99={pick(0.99):.1f} wake_ms_max={latencies[-1]:.1f}")
+    print(wire_report(wire.collect(), write_local[0], seen_at))
 
 
 async def spread(host, port, tokens_file, per_user, pid, writer_token, write_path, write_body, seen_by_file):
@@ -127,6 +207,7 @@ async def spread(host, port, tokens_file, per_user, pid, writer_token, write_pat
         cursors[user] = cursor
     rss_before = rss_kib(pid)
     done_at = {}
+    seen_at = {}
     count = len(users) * per_user
     sent = [0]
     all_sent = asyncio.Event()
@@ -138,8 +219,11 @@ async def spread(host, port, tokens_file, per_user, pid, writer_token, write_pat
 
     async def wait_one(key, user, token):
         path = f"/v1/sync?since={urllib.parse.quote(cursors[user])}&wait=60"
-        status, _ = await request(host, port, "GET", path, token, sent=one_sent)
+        local = []
+        status, _ = await request(host, port, "GET", path, token, sent=one_sent, local=local)
         done_at[key] = (time.perf_counter(), status, user)
+        if user in seen:
+            seen_at[local[0]] = time.time()
 
     tasks = []
     for round_ in range(per_user):
@@ -153,8 +237,10 @@ async def spread(host, port, tokens_file, per_user, pid, writer_token, write_pat
     rss_waiting = rss_kib(pid)
     print(f"waiters={count} users={len(users)} seen_by={len(seen)} users server_rss_before_kib={rss_before} "
           f"server_rss_waiting_kib={rss_waiting} per_waiter_bytes={(rss_waiting - rss_before) * 1024 // count}")
-    write_start = time.perf_counter()
-    status, payload = await request(host, port, "PATCH", write_path, writer_token, json.loads(write_body))
+    wire = WireTimes(port)
+    write_start, write_local = time.perf_counter(), []
+    status, payload = await request(host, port, "PATCH", write_path, writer_token, json.loads(write_body),
+                                    local=write_local)
     assert status == 200, (status, payload[:200])
     committed = time.perf_counter()
     expected = per_user * len(seen)
@@ -172,6 +258,7 @@ async def spread(host, port, tokens_file, per_user, pid, writer_token, write_pat
     print(f"write_ms={(committed - write_start) * 1000:.1f} woken={len(latencies)}/{expected} "
           f"woken_not_concerned={len(wrong)} statuses={sorted({s for _, s, _ in woken})} "
           f"wake_ms_p50={pick(0.5):.1f} wake_ms_p99={pick(0.99):.1f} wake_ms_max={latencies[-1] if latencies else float('nan'):.1f}")
+    print(wire_report(wire.collect(), write_local[0], seen_at))
 
 
 def main():

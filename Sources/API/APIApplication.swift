@@ -19,6 +19,8 @@ public struct APIApplication: Sendable {
     public let listPaging: ListPaging
     /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
     public let trustedProxies: TrustedProxies
+    /// How `/rest/v1` widens `updated_at=gt.` delta polls (WRITE_TRANSACTION_TIMEOUT, CLIENT_CLOCK_SKEW).
+    public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
 
@@ -67,23 +69,24 @@ public struct APIApplication: Sendable {
             SubtaskRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
+            RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             GoTrueRoutes.register(on: &api, auth: auth)
         }
         return router
     }
 
     /// Outermost first: find the real client address, log and count every request with its
-    /// final status, gzip the final response (errors included, as rendered), render errors as
-    /// JSON, check the publishable key of the Supabase-compatible families and render their
-    /// errors in their wire shape (`SupabaseGateway`), and map database errors before either
-    /// rendering sees them; then authenticate requests whose route requires it. All of them
-    /// read the route the server resolved once.
+    /// final status, gzip the final response (errors included, as rendered), render every
+    /// error in the style of its route group (`APIErrorRenderer`, the one place for `/v1`);
+    /// check the publishable key of the Supabase-compatible families and render their errors
+    /// in their wire shape (`SupabaseGateway`); then authenticate requests whose route
+    /// requires it. All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            CompressionMiddleware(), ErrorMiddleware(), SupabaseGateway(publishableKey: publishableKey),
-            DatabaseErrorMiddleware(),
+            CompressionMiddleware(), ErrorMiddleware(renderer: APIErrorRenderer()),
+            SupabaseGateway(publishableKey: publishableKey),
         ]
         guard let auth else { return base }
         return base + [AuthMiddleware(auth: auth)]

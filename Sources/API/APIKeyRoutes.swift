@@ -24,7 +24,7 @@ enum APIKeyRoutes {
             let name = body.string("name", required: true).flatMap { UserRules.checkName($0, errors: &errors) }
             let expiresAt = body.timestamp("expires_at")
             if let expiresAt, expiresAt <= Date() {
-                errors.append(FieldError(field: "expires_at", code: "in_past", message: "Must be in the future."))
+                errors.append(FieldError(field: "expires_at", code: .inPast, message: "Must be in the future."))
             }
             errors.forEach { body.add($0) }
             try body.finish()
@@ -49,11 +49,11 @@ enum APIKeyRoutes {
         }
         router.delete("/v1/api-keys/{id}") { _, context in
             let user = try auth.currentUser(context)
-            guard let id = UUID(uuidString: try context.pathParameter("id")) else { throw HTTPError.notFound("No such API key.") }
+            guard let id = UUID(uuidString: try context.pathParameter("id")) else { throw DomainError.notFound("API key") }
             if let keyID = try AuthService.principal(context).apiKeyID, keyID != id {
                 throw sessionRequired("An API key may revoke only itself; revoking another key needs a signed-in session.")
             }
-            guard try auth.apiKeys.revoke(id: id, userID: user.id) else { throw HTTPError.notFound("No such API key.") }
+            guard try auth.apiKeys.revoke(id: id, userID: user.id) else { throw DomainError.notFound("API key") }
             return .response(HTTPResponse(status: .noContent))
         }
     }
@@ -63,8 +63,7 @@ enum APIKeyRoutes {
         if try AuthService.principal(context).apiKeyID != nil { throw sessionRequired(message) }
     }
 
-    static func sessionRequired(_ message: String) -> HTTPError {
-        HTTPError(status: .forbidden, code: "session_required", message: message,
-                  hint: "Sign in with POST /v1/auth/login and use the access token.")
+    static func sessionRequired(_ message: String) -> DomainError {
+        DomainError(.forbidden, .sessionRequired, message, hint: "Sign in with POST /v1/auth/login and use the access token.")
     }
 }

@@ -17,8 +17,7 @@ enum AvatarRoutes {
         router.put("/v1/me/avatar") { request, context in
             let user = try auth.currentUser(context)
             guard request.body.count <= maxBytes else {
-                throw HTTPError(status: .contentTooLarge, code: "body_too_large",
-                                message: "Avatars are limited to \(maxBytes) bytes.")
+                throw DomainError(.contentTooLarge, .bodyTooLarge, "Avatars are limited to \(maxBytes) bytes.")
             }
             let declared = request.headers["Content-Type"]?.split(separator: ";").first?
                 .trimmingASCIIWhitespace().lowercasedASCII()
@@ -28,7 +27,7 @@ enum AvatarRoutes {
             let hash = SHA256.hex(request.body)
             try auth.avatars.put(hash: hash, contentType: format.rawValue, bytes: Data(request.body))
             guard let updated = try auth.users.setAvatarHash(userID: user.id, hash: hash) else {
-                throw HTTPError.notFound("No such user.")
+                throw DomainError.notFound("user")
             }
             return .response(try .json(JSONOutput.user(updated)))
         }
@@ -40,7 +39,7 @@ enum AvatarRoutes {
             let hash = try context.pathParameter("hash")
             guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
                   let avatar = try auth.avatars.get(hash: hash)
-            else { throw HTTPError.notFound("No such avatar.") }
+            else { throw DomainError.notFound("avatar") }
             let etag = "\"\(hash)\""
             var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "public, max-age=31536000, immutable"]
             if let ifNoneMatch = request.headers["If-None-Match"],
@@ -55,9 +54,8 @@ enum AvatarRoutes {
         }
     }
 
-    static let unsupportedMediaType = HTTPError(
-        status: .unsupportedMediaType, code: "unsupported_media_type",
-        message: "Avatars must be PNG or JPEG images sent with a matching Content-Type.")
+    static let unsupportedMediaType = DomainError(
+        .unsupportedMediaType, .unsupportedMediaType, "Avatars must be PNG or JPEG images sent with a matching Content-Type.")
 
     /// A file that starts as a PNG/JPEG must be a complete, well-formed one (AvatarImage):
     /// broken, truncated, or anything after its end (a polyglot) → 422 `invalid_image`.
@@ -67,8 +65,7 @@ enum AvatarRoutes {
         } catch .notAnImage {
             throw unsupportedMediaType
         } catch .malformed(let reason) {
-            throw HTTPError(status: .unprocessableContent, code: "invalid_image",
-                            message: "The avatar is not a well-formed image: \(reason).")
+            throw DomainError(.invalidInput, .invalidImage, "The avatar is not a well-formed image: \(reason).")
         }
     }
 }

@@ -5,11 +5,8 @@ import HTTPServer
 import Store
 
 /// HTTP conventions shared by the note and subtask routes: the caller as a `Viewer`, the list
-/// cursor, `If-Match` as a version check for the store, and `StoreError` → HTTP.
+/// cursor and the responses.
 enum ChildHTTP {
-    /// Fields a client may send back unchanged on any child write; they are dropped (contract §4).
-    static let ignoredOnWrite = JSONRequestBody.serverManaged.union(["deleted_at"])
-
     static func viewer(_ auth: AuthService, _ context: RequestContext) throws -> Viewer {
         let user = try auth.currentUser(context)
         return Viewer(userID: user.id, isAdmin: user.isAdmin)
@@ -20,7 +17,7 @@ enum ChildHTTP {
         var parentID: UUID
         var limit: Int
         var includeDeleted: Bool
-        var cursor: ChildPage.Position?
+        var cursor: KeysetPosition?
     }
 
     static func listRequest(_ context: RequestContext) throws -> ListRequest {
@@ -29,22 +26,22 @@ enum ChildHTTP {
     }
 
     /// `{"items": [...], "next_cursor": ...}`.
-    static func page(_ page: ChildPage) -> HTTPResponse {
-        ResourceHTTP.page(page.rows.map(\.json), nextCursor: page.next.map(encodeCursor))
+    static func page(_ page: ResourcePage) -> HTTPResponse {
+        ResourceHTTP.page(page.rows, nextCursor: page.next.map(encodeCursor))
     }
 
-    static func created(_ result: ChildCreateResult, collection: String) -> HTTPResponse {
+    static func created(_ result: CreateResult, collection: String) -> HTTPResponse {
         let location = "/v1/\(collection)/\(rowID(result.row))"
         return ResourceHTTP.row(result.row.json, version: result.row.version,
                                 status: result.created ? .created : .ok, location: location)
     }
 
-    static func row(_ row: ChildRow) -> HTTPResponse {
+    static func row(_ row: ResourceRow) -> HTTPResponse {
         ResourceHTTP.row(row.json, version: row.version)
     }
 
     /// The id of a row, read back from its JSON (`dispatch_json` always starts with it).
-    private static func rowID(_ row: ChildRow) -> String {
+    private static func rowID(_ row: ResourceRow) -> String {
         struct Identified: Decodable { var id: UUID }
         let id = try? JSONDecoder().decode(Identified.self, from: Data(row.json.utf8)).id
         return id?.uuidString.lowercased() ?? ""
@@ -52,57 +49,28 @@ enum ChildHTTP {
 
     // MARK: Cursor
 
-    /// Opaque to clients: the last row's keyset as base64url JSON.
-    static func encodeCursor(_ position: ChildPage.Position) -> String {
-        OpaqueToken.encode(position)
+    /// Opaque to clients: the last row's keyset as base64url JSON `{"key","id"}` (notes'
+    /// keys are `created_at` microseconds, subtasks' positions; never null).
+    struct Cursor: Codable, RangeChecked {
+        var key: Int64
+        var id: UUID
+
+        /// Both kinds of key lie in the range of timestamps the API accepts, so a key
+        /// outside it was forged.
+        var isWithinRange: Bool { Timestamp.microsecondRange.contains(key) }
+    }
+
+    static func encodeCursor(_ position: KeysetPosition) -> String {
+        OpaqueToken.encode(Cursor(key: position.key ?? 0, id: position.id))
     }
 
     /// The request's cursor, nil without one; malformed → 400 `invalid_cursor`.
-    static func cursor(_ context: RequestContext) throws -> ChildPage.Position? {
+    static func cursor(_ context: RequestContext) throws -> KeysetPosition? {
         guard let text = context.query["cursor"] else { return nil }
-        guard text.count <= 512, let position = OpaqueToken.decode(ChildPage.Position.self, from: text)
+        guard text.count <= 512, let cursor = OpaqueToken.decode(Cursor.self, from: text)
         else {
-            throw HTTPError.badRequest(code: "invalid_cursor", "The cursor is malformed; start again without it.")
+            throw DomainError.badRequest(.invalidCursor, "The cursor is malformed; start again without it.")
         }
-        return position
-    }
-
-    // MARK: Errors
-
-    /// The one mapping from the store's answers to HTTP for notes and subtasks. `noun` names
-    /// the row ("note"), `forbidden` explains who may change it.
-    static func run<Result>(noun: String, forbidden: String, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw httpError(error, noun: noun, forbidden: forbidden)
-        }
-    }
-
-    static func httpError(_ error: StoreError, noun: String, forbidden: String) -> HTTPError {
-        switch error {
-        case .notFound:
-            return HTTPError.notFound("No such \(noun).")
-        case .forbidden:
-            return HTTPError(status: .forbidden, code: "forbidden", message: forbidden)
-        case .versionMismatch(let current):
-            return IfMatch.preconditionFailed(current: current.version)
-        case .idConflict:
-            return HTTPError(status: .conflict, code: "id_conflict",
-                             message: "A different \(noun) already has this id.",
-                             details: ["field": "id"], hint: "Generate a new id, or resend the original content.")
-        case .noSuchParent:
-            return JSONRequestBody.validationFailed([
-                FieldError(field: "parent_id", code: "no_such_parent", message: "No such parent."),
-            ])
-        case .parentDeleted:
-            return HTTPError(status: .conflict, code: "parent_deleted",
-                             message: "The parent is deleted; its \(noun)s can no longer be added or changed.")
-        case .rowDeleted:
-            return HTTPError(status: .conflict, code: "row_deleted",
-                             message: "This \(noun) is deleted and can no longer be changed.")
-        case .emailTaken:
-            return HTTPError(status: .conflict, code: "conflict", message: "Conflicting change.")
-        }
+        return KeysetPosition(key: cursor.key, id: cursor.id)
     }
 }

@@ -21,16 +21,21 @@ enum ChildInputParser {
         }
     }
 
-    static let noteCreation = Fields(allowed: ["id", "parent_type", "parent_id", "content"],
-                                     ignored: ChildHTTP.ignoredOnWrite.union(["created_by", "edited_at", "edited_by"]))
-    /// The parent and author are fixed at creation; sent back on an edit, they are ignored.
-    static let noteChange = Fields(allowed: ["content"], ignored: ChildHTTP.ignoredOnWrite.union(
-        ["created_by", "parent_type", "parent_id", "edited_at", "edited_by"]))
-    static let subtaskCreation = Fields(allowed: ["id", "parent_type", "parent_id", "title", "completed", "position"],
-                                        ignored: ChildHTTP.ignoredOnWrite)
-    /// A subtask stays with its parent; parent fields sent back are ignored.
-    static let subtaskChange = Fields(allowed: ["title", "completed", "position"],
-                                      ignored: ChildHTTP.ignoredOnWrite.union(["parent_type", "parent_id"]))
+    /// A create reads the writable and create-only columns; the server's are ignored.
+    static func creation(_ resource: Resource) -> Fields {
+        Fields(allowed: resource.description.creatableKeys, ignored: resource.description.ignoredOnCreate)
+    }
+
+    /// An edit reads the writable columns; the parent and author, fixed at creation, and the
+    /// server's columns are ignored when sent back.
+    static func change(_ resource: Resource) -> Fields {
+        Fields(allowed: resource.description.writableKeys, ignored: resource.description.ignoredOnChange)
+    }
+
+    static let noteCreation = creation(.notes)
+    static let noteChange = change(.notes)
+    static let subtaskCreation = creation(.subtasks)
+    static let subtaskChange = change(.subtasks)
 
     /// A new note, or a 422 with every field problem.
     static func newNote(_ body: inout JSONRequestBody) throws -> NoteStore.NewNote {

@@ -13,13 +13,13 @@ enum ClaimRoutes {
             router.post("/v1/\(kind.table)/{id}/claim") { _, context in
                 let viewer = try auth.viewer(context)
                 let id = try ResourceHTTP.uuid(context)
-                let result = try WorkItemRoutes.mapped(kind) { try store.claim(viewer, id: id) }
+                let result = try store.claim(viewer, id: id)
                 return .response(ResourceHTTP.row(result.row.json, version: result.row.version))
             }
             router.delete("/v1/\(kind.table)/{id}/claim") { _, context in
                 let viewer = try auth.viewer(context)
                 let id = try ResourceHTTP.uuid(context)
-                let result = try WorkItemRoutes.mapped(kind) { try store.release(viewer, id: id) }
+                let result = try store.release(viewer, id: id)
                 return .response(ResourceHTTP.row(result.row.json, version: result.row.version))
             }
         }

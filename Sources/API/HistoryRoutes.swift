@@ -15,9 +15,8 @@ enum HistoryRoutes {
                 let viewer = try auth.viewer(context)
                 let id = try ResourceHTTP.uuid(context)
                 let (limit, after) = try pageRequest(context)
-                let page = try ResourceErrorMapping.mapping(kind: kind.rawValue) {
-                    try store.claimEvents(viewer, kind: kind, id: id, limit: limit, maxBytes: paging.rowBytes, after: after)
-                }
+                let page = try store.claimEvents(viewer, kind: kind, id: id, limit: limit, maxBytes: paging.rowBytes,
+                                                 after: after)
                 return .response(ResourceListQuery.response(page))
             }
         }
@@ -27,9 +26,8 @@ enum HistoryRoutes {
                 let viewer = try auth.viewer(context)
                 let id = try ResourceHTTP.uuid(context)
                 let (limit, after) = try pageRequest(context)
-                let page = try ResourceErrorMapping.mapping(kind: entity.rawValue) {
-                    try store.statusChanges(viewer, entity: entity, id: id, limit: limit, maxBytes: paging.rowBytes, after: after)
-                }
+                let page = try store.statusChanges(viewer, entity: entity, id: id, limit: limit,
+                                                   maxBytes: paging.rowBytes, after: after)
                 return .response(ResourceListQuery.response(page))
             }
         }

@@ -9,13 +9,13 @@ extension JSONRequestBody {
     mutating func uuidField(_ field: String, required: Bool) -> UUID? {
         switch object[field] {
         case nil, .null?:
-            if required { add(FieldError(field: field, code: "required", message: "Is required.")) }
+            if required { add(FieldError(field: field, code: .required, message: "Is required.")) }
             return nil
         case .string(let text)?:
             if let id = UUID(uuidString: text) { return id }
             fallthrough
         default:
-            add(FieldError(field: field, code: "invalid_uuid", message: "Must be a UUID."))
+            add(FieldError(field: field, code: .invalidUUID, message: "Must be a UUID."))
             return nil
         }
     }
@@ -26,7 +26,7 @@ extension JSONRequestBody {
         case nil, .null?: return nil
         case .number(let value)?: return value
         default:
-            add(FieldError(field: field, code: "invalid_type", message: "Must be a number."))
+            add(FieldError(field: field, code: .invalidType, message: "Must be a number."))
             return nil
         }
     }

@@ -10,14 +10,14 @@ extension JSONRequestBody {
         guard let value = object[field] else { return nil }
         if case .null = value {
             if nullable { return .some(nil) }
-            errors.append(FieldError(field: field, code: "not_nullable", message: "Must not be null."))
+            errors.append(FieldError(field: field, code: .notNullable, message: "Must not be null."))
             return .some(nil)
         }
         return .some(value)
     }
 
     private mutating func typeError(_ field: String, _ expected: String) {
-        errors.append(FieldError(field: field, code: "invalid_type", message: "Must be \(expected)."))
+        errors.append(FieldError(field: field, code: .invalidType, message: "Must be \(expected)."))
     }
 
     /// A text of at most `maximum` characters; `allowBlank: false` trims and refuses empty.
@@ -40,7 +40,7 @@ extension JSONRequestBody {
         guard let sent = raw(field, nullable: nullable) else { return nil }
         guard let value = sent else { return .some(nil) }
         guard case .string(let text) = value, let id = UUID(uuidString: text) else {
-            errors.append(FieldError(field: field, code: "invalid_uuid", message: "Must be a UUID."))
+            errors.append(FieldError(field: field, code: .invalidUUID, message: "Must be a UUID."))
             return .some(nil)
         }
         return .some(id)

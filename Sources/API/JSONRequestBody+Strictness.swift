@@ -1,3 +1,4 @@
+import Domain
 import HTTP1
 import HTTPServer
 
@@ -10,8 +11,8 @@ extension JSONRequestBody {
     static func checkContentType(_ header: String?) throws {
         let parts = (header ?? "").split(separator: ";")
         guard parts.first?.trimmingASCIIWhitespace().lowercasedASCII() == "application/json" else {
-            throw HTTPError(status: .unsupportedMediaType, code: "unsupported_media_type",
-                            message: "The request body must be JSON (Content-Type: application/json).")
+            throw DomainError(.unsupportedMediaType, .unsupportedMediaType,
+                              "The request body must be JSON (Content-Type: application/json).")
         }
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
@@ -19,27 +20,27 @@ extension JSONRequestBody {
             var charset = pair[1].trimmingASCIIWhitespace().lowercasedASCII()
             if charset.count >= 2, charset.hasPrefix("\""), charset.hasSuffix("\"") { charset = String(charset.dropFirst().dropLast()) }
             guard charset == "utf-8" || charset == "utf8" else {
-                throw HTTPError(status: .unsupportedMediaType, code: "unsupported_media_type",
-                                message: "JSON request bodies must be UTF-8 (charset=utf-8, or no charset).")
+                throw DomainError(.unsupportedMediaType, .unsupportedMediaType,
+                                  "JSON request bodies must be UTF-8 (charset=utf-8, or no charset).")
             }
         }
     }
 
-    static func httpError(_ problem: StrictJSON.Problem) -> HTTPError {
+    static func domainError(_ problem: StrictJSON.Problem) -> DomainError {
         switch problem {
         case .notUTF8:
-            HTTPError.badRequest(code: "invalid_encoding",
-                                 "The request body must be UTF-8 JSON without a byte order mark (UTF-16 and UTF-32 are refused).")
+            DomainError.badRequest(.invalidEncoding,
+                                   "The request body must be UTF-8 JSON without a byte order mark (UTF-16 and UTF-32 are refused).")
         case .malformed:
-            HTTPError.badRequest(code: "invalid_json", "The request body is not valid JSON.")
+            DomainError.badRequest(.invalidJSON, "The request body is not valid JSON.")
         case .tooDeep:
-            HTTPError.badRequest(code: "invalid_json",
-                                 "The request body nests arrays and objects deeper than \(StrictJSON.maxDepth) levels.")
+            DomainError.badRequest(.invalidJSON,
+                                   "The request body nests arrays and objects deeper than \(StrictJSON.maxDepth) levels.")
         case .duplicateKey(let key):
             // Named in full in `details`; the sentence keeps a long key readable.
-            HTTPError(status: .badRequest, code: "duplicate_key",
-                      message: "The key '\(key.count > 64 ? key.prefix(64) + "…" : key)' appears twice in one JSON object; send each key once.",
-                      details: ["key": .string(key)])
+            DomainError.badRequest(.duplicateKey,
+                                   "The key '\(key.count > 64 ? key.prefix(64) + "…" : key)' appears twice in one JSON object; send each key once.",
+                                   details: ["key": .string(key)])
         }
     }
 }

@@ -20,23 +20,22 @@ struct JSONRequestBody {
     /// may send back unchanged (contract §4), accepted and dropped. Anything else is a 422.
     init(_ request: HTTPRequest, allowed: Set<String>, ignored: Set<String> = JSONRequestBody.serverManaged) throws {
         guard request.body.count <= Self.maxBytes else {
-            throw HTTPError(status: .contentTooLarge, code: "body_too_large",
-                            message: "JSON request bodies are limited to \(Self.maxBytes) bytes.")
+            throw DomainError(.contentTooLarge, .bodyTooLarge, "JSON request bodies are limited to \(Self.maxBytes) bytes.")
         }
         try Self.checkContentType(request.headers["Content-Type"])
         do {
             try StrictJSON.check(request.body)
         } catch {
-            throw Self.httpError(error)
+            throw Self.domainError(error)
         }
         let parsed: JSONValue
         do {
             parsed = try JSONDecoder().decode(JSONValue.self, from: Data(request.body))
         } catch {
-            throw HTTPError.badRequest(code: "invalid_json", "The request body is not valid JSON.")
+            throw DomainError.badRequest(.invalidJSON, "The request body is not valid JSON.")
         }
         guard case .object(let object) = parsed else {
-            throw HTTPError.badRequest(code: "invalid_json", "The request body must be a JSON object.")
+            throw DomainError.badRequest(.invalidJSON, "The request body must be a JSON object.")
         }
         self.init(object: object, allowed: allowed, ignored: ignored)
     }
@@ -45,12 +44,12 @@ struct JSONRequestBody {
     init(object: [String: JSONValue], allowed: Set<String>, ignored: Set<String> = JSONRequestBody.serverManaged) {
         self.object = object
         for key in object.keys.sorted() where !allowed.contains(key) && !ignored.contains(key) {
-            errors.append(FieldError(field: key, code: "unknown_field", message: "Unknown field."))
+            errors.append(FieldError(field: key, code: .unknownField, message: "Unknown field."))
         }
         // PostgreSQL text cannot hold U+0000, so such a value could never be stored or looked
         // up: it is the client's mistake (422), not a server error.
         for key in object.keys.sorted() where allowed.contains(key) && Self.containsNUL(object[key]) {
-            errors.append(FieldError(field: key, code: "invalid_character", message: "Must not contain U+0000 (NUL)."))
+            errors.append(FieldError(field: key, code: .invalidCharacter, message: "Must not contain U+0000 (NUL)."))
         }
     }
 
@@ -73,13 +72,13 @@ struct JSONRequestBody {
     mutating func string(_ field: String, required: Bool) -> String? {
         switch object[field] {
         case nil:
-            if required { errors.append(FieldError(field: field, code: "required", message: "Is required.")) }
+            if required { errors.append(FieldError(field: field, code: .required, message: "Is required.")) }
             return nil
         case .string(let value):
             // Reported by init; nil keeps the value away from the database.
             return value.utf8.contains(0) ? nil : value
         default:
-            errors.append(FieldError(field: field, code: "invalid_type", message: "Must be a string."))
+            errors.append(FieldError(field: field, code: .invalidType, message: "Must be a string."))
             return nil
         }
     }
@@ -89,7 +88,7 @@ struct JSONRequestBody {
         case nil: return nil
         case .bool(let value): return value
         default:
-            errors.append(FieldError(field: field, code: "invalid_type", message: "Must be true or false."))
+            errors.append(FieldError(field: field, code: .invalidType, message: "Must be true or false."))
             return nil
         }
     }
@@ -102,7 +101,7 @@ struct JSONRequestBody {
             if let date = Timestamp.parse(text) { return date }
             fallthrough
         default:
-            errors.append(FieldError(field: field, code: "invalid_timestamp",
+            errors.append(FieldError(field: field, code: .invalidTimestamp,
                                      message: "Must be an RFC 3339 timestamp like 2026-11-22T10:15:30Z."))
             return nil
         }
@@ -111,7 +110,7 @@ struct JSONRequestBody {
     mutating func userType(_ field: String, required: Bool) -> UserType? {
         guard let text = string(field, required: required) else { return nil }
         guard let type = UserType(rawValue: text) else {
-            errors.append(FieldError(field: field, code: "invalid_value", message: "Must be admin or realtor."))
+            errors.append(FieldError(field: field, code: .invalidValue, message: "Must be admin or realtor."))
             return nil
         }
         return type
@@ -127,9 +126,7 @@ struct JSONRequestBody {
         throw Self.validationFailed(errors)
     }
 
-    static func validationFailed(_ errors: [FieldError]) -> HTTPError {
-        HTTPError(status: .unprocessableContent, code: "validation_failed",
-                  message: "Some fields are invalid: " + errors.map(\.field).joined(separator: ", ") + ".",
-                  details: .array(errors.map { ["field": .string($0.field), "code": .string($0.code), "message": .string($0.message)] }))
+    static func validationFailed(_ errors: [FieldError]) -> DomainError {
+        DomainError.validation(errors)
     }
 }

@@ -51,7 +51,7 @@ struct KeysetCursor: Codable, Equatable {
         }
     }
 
-    private static func invalid(_ message: String) -> HTTPError {
-        HTTPError.badRequest(code: "invalid_cursor", message)
+    private static func invalid(_ message: String) -> DomainError {
+        DomainError.badRequest(.invalidCursor, message)
     }
 }

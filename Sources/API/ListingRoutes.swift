@@ -23,14 +23,14 @@ enum ListingRoutes {
             let id = ResourceInputParser.id(&body) ?? UUID()
             let input = ResourceInputParser.listing(&body, complete: true)
             try body.finish()
-            let result = try mapped { try store.create(viewer, id: id, input: input) }
+            let result = try store.create(viewer, id: id, input: input)
             return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
                                               status: result.created ? .created : .ok, location: location(id)))
         }
         router.get("/v1/listings/{id}") { _, context in
             let viewer = try auth.viewer(context)
             let id = try ResourceHTTP.uuid(context)
-            let row = try mapped { try store.get(viewer, id: id) }
+            let row = try store.get(viewer, id: id)
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
         router.patch("/v1/listings/{id}") { request, context in
@@ -42,7 +42,7 @@ enum ListingRoutes {
         router.delete("/v1/listings/{id}") { request, context in
             let viewer = try auth.viewer(context)
             let id = try ResourceHTTP.uuid(context)
-            let row = try mapped { try store.delete(viewer, id: id, check: IfMatch.check(request)) }
+            let row = try store.delete(viewer, id: id, check: IfMatch.check(request))
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
 
@@ -55,12 +55,12 @@ enum ListingRoutes {
             try body.finish()
             let check = IfMatch.check(request)
             if replace {
-                let result = try mapped { try store.put(viewer, id: id, input: input, check: check) }
+                let result = try store.put(viewer, id: id, input: input, check: check)
                 return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
                                                   status: result.created ? .created : .ok,
                                                   location: result.created ? location(id) : nil))
             }
-            let row = try mapped { try store.update(viewer, id: id, input: input, replace: false, check: check) }
+            let row = try store.update(viewer, id: id, input: input, replace: false, check: check)
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
     }
@@ -70,8 +70,4 @@ enum ListingRoutes {
     }
 
     static func location(_ id: UUID) -> String { "/v1/listings/\(id.uuidString.lowercased())" }
-
-    static func mapped<Result>(_ body: () throws -> Result) throws -> Result {
-        try ResourceErrorMapping.mapping(kind: "listing", body)
-    }
 }

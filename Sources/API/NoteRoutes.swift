@@ -7,19 +7,15 @@ import Store
 /// Notes (contract §2, 5): `GET /v1/{tasks|activities|listings}/{id}/notes`, `POST /v1/notes`,
 /// `GET|PATCH|DELETE /v1/notes/{id}`. The rules live in `NoteStore`; this file is HTTP only.
 enum NoteRoutes {
-    static let forbidden = "Only the note's author (or an admin) may change it."
-
     static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         let notes = NoteStore(pool: auth.pool)
         for parent in ParentType.allCases {
             router.get("/v1/\(parent.table)/{id}/notes") { _, context in
                 let viewer = try ChildHTTP.viewer(auth, context)
                 let list = try ChildHTTP.listRequest(context)
-                let page = try run {
-                    try notes.list(parentType: parent, parentID: list.parentID, viewer: viewer,
-                                   includeDeleted: list.includeDeleted, limit: list.limit, maxBytes: paging.rowBytes,
-                                   after: list.cursor)
-                }
+                let page = try notes.list(viewer, parentType: parent, parentID: list.parentID,
+                                          includeDeleted: list.includeDeleted, limit: list.limit,
+                                          maxBytes: paging.rowBytes, after: list.cursor)
                 return .response(ChildHTTP.page(page))
             }
         }
@@ -27,13 +23,13 @@ enum NoteRoutes {
             let viewer = try ChildHTTP.viewer(auth, context)
             var body = try ChildInputParser.noteCreation.body(request)
             let note = try ChildInputParser.newNote(&body)
-            let result = try run { try notes.create(note, viewer: viewer) }
+            let result = try notes.create(viewer, note)
             return .response(ChildHTTP.created(result, collection: "notes"))
         }
         router.get("/v1/notes/{id}") { _, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            return .response(ChildHTTP.row(try run { try notes.find(id: id, viewer: viewer) }))
+            return .response(ChildHTTP.row(try notes.get(viewer, id: id)))
         }
         router.patch("/v1/notes/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
@@ -41,18 +37,14 @@ enum NoteRoutes {
             var body = try ChildInputParser.noteChange.body(request)
             let content = try ChildInputParser.noteContent(&body)
             let check = IfMatch.check(request)
-            let row = try run { try notes.update(id: id, content: content, viewer: viewer, check: check) }
+            let row = try notes.update(viewer, id: id, content: content, check: check)
             return .response(ChildHTTP.row(row))
         }
         router.delete("/v1/notes/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
             let check = IfMatch.check(request)
-            return .response(ChildHTTP.row(try run { try notes.delete(id: id, viewer: viewer, check: check) }))
+            return .response(ChildHTTP.row(try notes.delete(viewer, id: id, check: check)))
         }
-    }
-
-    static func run<Result>(_ body: () throws -> Result) throws -> Result {
-        try ChildHTTP.run(noun: "note", forbidden: forbidden, body)
     }
 }

@@ -1,3 +1,4 @@
+import Domain
 import HTTP1
 import HTTPServer
 
@@ -18,11 +19,9 @@ enum OperationsRoutes {
                 return .response(try .json(["status": "ready"]))
             case .notReady(let reason):
                 context.logger.warning("not ready", metadata: ["reason": .string(reason)])
-                var headers = HTTPHeaders()
-                headers.set(name: "Retry-After", value: String(DatabaseErrorMapping.retryAfterSeconds))
-                throw HTTPError(status: .serviceUnavailable, code: "not_ready",
-                                message: "The server is not ready to serve requests.",
-                                details: ["reason": .string(reason)], extraHeaders: headers)
+                // 503 with Retry-After, like every transient failure.
+                throw DomainError(.unavailable, .notReady, "The server is not ready to serve requests.",
+                                  details: ["reason": .string(reason)])
             }
         }
     }

@@ -46,14 +46,7 @@ public final class PasswordWork: Sendable {
         do {
             return try work()
         } catch {
-            if let httpError = DatabaseErrorMapping.map(error) as? HTTPError {
-                if httpError.status.code >= 500 {
-                    context.logger.error("password work failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-                return httpError.response
-            }
-            context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return HTTPError.internalError.response
+            return APIErrorRenderer().response(for: error, context: context)
         }
     }
 }

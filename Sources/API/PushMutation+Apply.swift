@@ -14,7 +14,7 @@ import Store
 /// - delete is `DELETE`, claim/release are `POST`/`DELETE …/claim`;
 /// - `base_version` is `If-Match`, so a stale one is a 412 (→ conflict).
 extension PushMutation {
-    /// Applies the mutation as `viewer`; returns the row's JSON. Throws the `HTTPError` the
+    /// Applies the mutation as `viewer`; returns the row's JSON. Throws the `DomainError` the
     /// route would answer, or a `PostgresError` the caller maps.
     func apply(as viewer: Viewer, pool: PostgresPool, on connection: PostgresConnection) throws -> String {
         let check: VersionCheck = baseVersion.map { .oneOf([$0]) } ?? .none
@@ -28,28 +28,26 @@ extension PushMutation {
                 ResourceInputParser.checkBodyID(&body, path: id)
                 let input = ResourceInputParser.listing(&body, complete: true)
                 try body.finish()
-                return try ListingRoutes.mapped { try store.put(viewer, id: id, input: input, check: check, on: connection) }.row.json
+                return try store.put(viewer, id: id, input: input, check: check, on: connection).row.json
             case .delete:
-                return try ListingRoutes.mapped { try store.delete(viewer, id: id, check: check, on: connection) }.json
+                return try store.delete(viewer, id: id, check: check, on: connection).json
             case .claim, .release:
                 throw JSONRequestBody.validationFailed([Self.onlyWorkItemsClaim])  // `parse` refuses these first
             }
         case (.task, _), (.activity, _):
             let workKind: WorkItemKind = kind == .task ? .task : .activity
             let store = WorkItemStore(pool: pool, kind: workKind)
-            return try WorkItemRoutes.mapped(workKind) {
-                switch operation {
-                case .upsert:
-                    var body = JSONRequestBody(object: record, allowed: ResourceInputParser.workItemFields(workKind),
-                                               ignored: ResourceInputParser.workItemIgnored)
-                    ResourceInputParser.checkBodyID(&body, path: id)
-                    let input = ResourceInputParser.workItem(&body, kind: workKind, complete: true)
-                    try body.finish()
-                    return try store.put(viewer, id: id, input: input, check: check, on: connection).row.json
-                case .delete: return try store.delete(viewer, id: id, check: check, on: connection).json
-                case .claim: return try store.claim(viewer, id: id, on: connection).row.json
-                case .release: return try store.release(viewer, id: id, on: connection).row.json
-                }
+            switch operation {
+            case .upsert:
+                var body = JSONRequestBody(object: record, allowed: ResourceInputParser.workItemFields(workKind),
+                                           ignored: ResourceInputParser.workItemIgnored)
+                ResourceInputParser.checkBodyID(&body, path: id)
+                let input = ResourceInputParser.workItem(&body, kind: workKind, complete: true)
+                try body.finish()
+                return try store.put(viewer, id: id, input: input, check: check, on: connection).row.json
+            case .delete: return try store.delete(viewer, id: id, check: check, on: connection).json
+            case .claim: return try store.claim(viewer, id: id, on: connection).row.json
+            case .release: return try store.release(viewer, id: id, on: connection).row.json
             }
         case (.note, _):
             return try applyToNote(as: viewer, store: NoteStore(pool: pool), check: check, on: connection)
@@ -61,32 +59,32 @@ extension PushMutation {
     private func applyToNote(as viewer: Viewer, store: NoteStore, check: VersionCheck,
                              on connection: PostgresConnection) throws -> String {
         guard operation == .upsert else {
-            return try NoteRoutes.run { try store.delete(id: id, viewer: viewer, check: check, on: connection) }.json
+            return try store.delete(viewer, id: id, check: check, on: connection).json
         }
         return try Self.editElseCreate(edit: {
             var change = ChildInputParser.noteChange.body(record)
             let content = try ChildInputParser.noteContent(&change)
-            return try NoteRoutes.run { try store.update(id: id, content: content, viewer: viewer, check: check, on: connection) }.json
+            return try store.update(viewer, id: id, content: content, check: check, on: connection).json
         }, create: {
             var creation = ChildInputParser.noteCreation.body(creationRecord)
             let note = try ChildInputParser.newNote(&creation)
-            return try NoteRoutes.run { try store.create(note, viewer: viewer, on: connection) }.row.json
+            return try store.create(viewer, note, on: connection).row.json
         })
     }
 
     private func applyToSubtask(as viewer: Viewer, store: SubtaskStore, check: VersionCheck,
                                 on connection: PostgresConnection) throws -> String {
         guard operation == .upsert else {
-            return try SubtaskRoutes.run { try store.delete(id: id, viewer: viewer, check: check, on: connection) }.json
+            return try store.delete(viewer, id: id, check: check, on: connection).json
         }
         return try Self.editElseCreate(edit: {
             var change = ChildInputParser.subtaskChange.body(record)
             let changes = try ChildInputParser.subtaskChanges(&change)
-            return try SubtaskRoutes.run { try store.update(id: id, changes: changes, viewer: viewer, check: check, on: connection) }.json
+            return try store.update(viewer, id: id, changes: changes, check: check, on: connection).json
         }, create: {
             var creation = ChildInputParser.subtaskCreation.body(creationRecord)
             let subtask = try ChildInputParser.newSubtask(&creation)
-            return try SubtaskRoutes.run { try store.create(subtask, viewer: viewer, on: connection) }.row.json
+            return try store.create(viewer, subtask, on: connection).row.json
         })
     }
 
@@ -95,7 +93,7 @@ extension PushMutation {
     private static func editElseCreate(edit: () throws -> String, create: () throws -> String) throws -> String {
         do {
             return try edit()
-        } catch let error as HTTPError where error.status == .notFound {
+        } catch let error as DomainError where error.kind == .notFound {
             return try create()
         }
     }
@@ -114,12 +112,10 @@ extension PushMutation {
             case .listing: return try ListingStore(pool: pool).get(viewer, id: id, on: connection).json
             case .task: return try WorkItemStore(pool: pool, kind: .task).get(viewer, id: id, on: connection).json
             case .activity: return try WorkItemStore(pool: pool, kind: .activity).get(viewer, id: id, on: connection).json
-            case .note: return try NoteStore(pool: pool).find(id: id, viewer: viewer, on: connection).json
-            case .subtask: return try SubtaskStore(pool: pool).find(id: id, viewer: viewer, on: connection).json
+            case .note: return try NoteStore(pool: pool).get(viewer, id: id, on: connection).json
+            case .subtask: return try SubtaskStore(pool: pool).get(viewer, id: id, on: connection).json
             }
-        } catch is ResourceError {
-            return nil
-        } catch is StoreError {
+        } catch let error as DomainError where error.kind == .notFound {
             return nil
         }
     }

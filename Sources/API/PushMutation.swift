@@ -22,21 +22,21 @@ struct PushMutation {
     let record: [String: JSONValue]
     let baseVersion: Int?
 
-    static let onlyWorkItemsClaim = FieldError(field: "op", code: "invalid_value",
+    static let onlyWorkItemsClaim = FieldError(field: "op", code: .invalidValue,
                                                message: "Only tasks and activities can be claimed.")
 
     static let allowedFields: Set<String> = ["mutation_id", "op", "type", "id", "record", "base_version"]
 
     /// The mutation id when one can be read (to label a rejection), and the parsed mutation or
     /// the field problems.
-    static func parse(_ value: JSONValue) -> (mutationID: UUID?, result: Result<PushMutation, HTTPError>) {
+    static func parse(_ value: JSONValue) -> (mutationID: UUID?, result: Result<PushMutation, DomainError>) {
         guard case .object(let fields) = value else {
             return (nil, .failure(JSONRequestBody.validationFailed([
-                .init(field: "mutation", code: "invalid_type", message: "Each mutation must be a JSON object.")])))
+                .init(field: "mutation", code: .invalidType, message: "Each mutation must be a JSON object.")])))
         }
         var errors: [FieldError] = []
         for key in fields.keys.sorted() where !allowedFields.contains(key) {
-            errors.append(FieldError(field: key, code: "unknown_field", message: "Unknown field."))
+            errors.append(FieldError(field: key, code: .unknownField, message: "Unknown field."))
         }
         let mutationID = uuid(fields["mutation_id"], "mutation_id", &errors)
         let operation = enumValue(fields["op"], "op", Operation.init(rawValue:), "upsert, delete, claim or release", &errors)
@@ -47,10 +47,10 @@ struct PushMutation {
         case .object(let object)?: record = object
         case nil, .null?:
             if operation == .upsert {
-                errors.append(FieldError(field: "record", code: "required", message: "An upsert needs the record."))
+                errors.append(FieldError(field: "record", code: .required, message: "An upsert needs the record."))
             }
         default:
-            errors.append(FieldError(field: "record", code: "invalid_type", message: "Must be a JSON object."))
+            errors.append(FieldError(field: "record", code: .invalidType, message: "Must be a JSON object."))
         }
         var baseVersion: Int?
         switch fields["base_version"] {
@@ -58,7 +58,7 @@ struct PushMutation {
         case .number(let number)? where number >= 1 && number <= Double(Int32.max) && number.rounded() == number:
             baseVersion = Int(number)
         default:
-            errors.append(FieldError(field: "base_version", code: "invalid_value", message: "Must be a positive integer."))
+            errors.append(FieldError(field: "base_version", code: .invalidValue, message: "Must be a positive integer."))
         }
         if let operation, let kind, operation == .claim || operation == .release, !kind.isClaimable {
             errors.append(onlyWorkItemsClaim)
@@ -72,7 +72,7 @@ struct PushMutation {
 
     private static func uuid(_ value: JSONValue?, _ field: String, _ errors: inout [FieldError]) -> UUID? {
         guard case .string(let text)? = value, let id = UUID(uuidString: text) else {
-            errors.append(FieldError(field: field, code: value == nil ? "required" : "invalid_uuid", message: "Must be a UUID."))
+            errors.append(FieldError(field: field, code: value == nil ? .required : .invalidUUID, message: "Must be a UUID."))
             return nil
         }
         return id
@@ -81,7 +81,7 @@ struct PushMutation {
     private static func enumValue<Value>(_ value: JSONValue?, _ field: String, _ make: (String) -> Value?,
                                          _ allowed: String, _ errors: inout [FieldError]) -> Value? {
         guard case .string(let text)? = value, let parsed = make(text) else {
-            errors.append(FieldError(field: field, code: value == nil ? "required" : "invalid_value",
+            errors.append(FieldError(field: field, code: value == nil ? .required : .invalidValue,
                                      message: "Must be one of \(allowed)."))
             return nil
         }

@@ -15,7 +15,7 @@ enum ResourceHTTP {
     static func uuid(_ context: RequestContext, _ name: String = "id") throws -> UUID {
         let text = try context.pathParameter(name)
         guard let id = UUID(uuidString: text) else {
-            throw HTTPError.badRequest(code: "invalid_uuid", "'\(name)' must be a UUID.")
+            throw DomainError.badRequest(.invalidUUID, "'\(name)' must be a UUID.")
         }
         return id
     }
@@ -47,9 +47,8 @@ enum ResourceHTTP {
         return date
     }
 
-    static func invalidParameter(_ name: String, _ message: String) -> HTTPError {
-        HTTPError(status: .badRequest, code: "invalid_parameter", message: "Query parameter '\(name)': \(message)",
-                  details: ["parameter": .string(name)])
+    static func invalidParameter(_ name: String, _ message: String) -> DomainError {
+        DomainError.invalidParameter(name, "Query parameter '\(name)': \(message)")
     }
 
     /// `ETag: "<version>"` (contract §5); strong, since a version names exactly one representation.
@@ -98,12 +97,5 @@ enum IfMatch {
             versions.append(version)
         }
         return .oneOf(versions)
-    }
-
-    static func preconditionFailed(current version: Int?) -> HTTPError {
-        HTTPError(status: .preconditionFailed, code: "precondition_failed",
-                  message: "The row has changed since you read it (If-Match does not match its version).",
-                  details: version.map { ["version": .number(Double($0))] },
-                  hint: "GET the row again, reapply your change, and send its new ETag.")
     }
 }

@@ -4,20 +4,20 @@ import HTTPServer
 import Store
 
 /// JSON objects → validated listing / work-item inputs, for the resource routes and for a
-/// sync push's records (`JSONRequestBody(object:…)`). Unknown fields are 422s; server-managed
-/// fields a client sends back are ignored (contract §4); `claimed_by` is read separately because it
-/// may be sent back unchanged but never changed (contract §2, 3).
+/// sync push's records (`JSONRequestBody(object:…)`). The keys come from the resources'
+/// descriptions (`Resource+Catalog.swift`): writable columns are read, server-written ones a
+/// client sends back are ignored (contract §4), anything else is a 422. `claimed_by` is read
+/// separately because it may be sent back unchanged but never changed (contract §2, 3).
 enum ResourceInputParser {
-    static let listingFields = Set(ListingInput.Field.allCases.map(\.rawValue))
-    static let listingIgnored = JSONRequestBody.serverManaged.union(["activated_at", "pending_at", "closed_at", "deleted_at"])
+    static let listingFields = Resource.listings.description.writableKeys
+    static let listingIgnored = Resource.listings.description.ignoredOnCreate
 
     static func workItemFields(_ kind: WorkItemKind) -> Set<String> {
-        var fields = Set(WorkItemInput.Field.allCases.map(\.rawValue)).union(["claimed_by"])
-        if kind == .task { fields.subtract(["type", "duration_seconds"]) }
-        return fields
+        (kind == .task ? Resource.tasks : Resource.activities).description.writableKeys.union(["claimed_by"])
     }
 
-    static let workItemIgnored = JSONRequestBody.serverManaged.union(["declared_by", "claimed_at", "completed_at", "deleted_at"])
+    /// The same for tasks and activities.
+    static let workItemIgnored = Resource.tasks.description.ignoredOnCreate.subtracting(["claimed_by"])
 
     /// The fields of a listing body; call `body.finish()` afterwards. `complete` (create and
     /// replace) requires the fields without a default.
@@ -71,7 +71,7 @@ enum ResourceInputParser {
     }
 
     static func required(_ field: String) -> FieldError {
-        FieldError(field: field, code: "required", message: "Is required.")
+        FieldError(field: field, code: .required, message: "Is required.")
     }
 
     /// The `id` of a create body: nil when absent (the server picks one).
@@ -82,7 +82,7 @@ enum ResourceInputParser {
     /// On `PUT`/`PATCH` a body `id` is server-managed: ignored when it equals the path's, refused otherwise.
     static func checkBodyID(_ body: inout JSONRequestBody, path id: UUID) {
         if let sent = body.uuid("id", nullable: false) ?? nil, sent != id {
-            body.add(FieldError(field: "id", code: "id_mismatch", message: "Must match the id in the path (or be left out)."))
+            body.add(FieldError(field: "id", code: .idMismatch, message: "Must match the id in the path (or be left out)."))
         }
     }
 }

@@ -7,19 +7,15 @@ import Store
 /// Subtasks (contract §2, 5): `GET /v1/{tasks|activities}/{id}/subtasks`, `POST /v1/subtasks`,
 /// `GET|PATCH|DELETE /v1/subtasks/{id}`. The rules live in `SubtaskStore`; this file is HTTP only.
 enum SubtaskRoutes {
-    static let forbidden = "Only someone who may update the parent may change its subtasks."
-
     static func register(on router: inout Router, auth: AuthService, paging: ListPaging = ListPaging()) {
         let subtasks = SubtaskStore(pool: auth.pool)
         for parent in ParentType.allCases where parent.canHaveSubtasks {
             router.get("/v1/\(parent.table)/{id}/subtasks") { _, context in
                 let viewer = try ChildHTTP.viewer(auth, context)
                 let list = try ChildHTTP.listRequest(context)
-                let page = try run {
-                    try subtasks.list(parentType: parent, parentID: list.parentID, viewer: viewer,
-                                   includeDeleted: list.includeDeleted, limit: list.limit, maxBytes: paging.rowBytes,
-                                   after: list.cursor)
-                }
+                let page = try subtasks.list(viewer, parentType: parent, parentID: list.parentID,
+                                             includeDeleted: list.includeDeleted, limit: list.limit,
+                                             maxBytes: paging.rowBytes, after: list.cursor)
                 return .response(ChildHTTP.page(page))
             }
         }
@@ -27,13 +23,13 @@ enum SubtaskRoutes {
             let viewer = try ChildHTTP.viewer(auth, context)
             var body = try ChildInputParser.subtaskCreation.body(request)
             let subtask = try ChildInputParser.newSubtask(&body)
-            let result = try run { try subtasks.create(subtask, viewer: viewer) }
+            let result = try subtasks.create(viewer, subtask)
             return .response(ChildHTTP.created(result, collection: "subtasks"))
         }
         router.get("/v1/subtasks/{id}") { _, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
-            return .response(ChildHTTP.row(try run { try subtasks.find(id: id, viewer: viewer) }))
+            return .response(ChildHTTP.row(try subtasks.get(viewer, id: id)))
         }
         router.patch("/v1/subtasks/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
@@ -41,20 +37,14 @@ enum SubtaskRoutes {
             var body = try ChildInputParser.subtaskChange.body(request)
             let changes = try ChildInputParser.subtaskChanges(&body)
             let check = IfMatch.check(request)
-            let row = try run {
-                try subtasks.update(id: id, changes: changes, viewer: viewer, check: check)
-            }
+            let row = try subtasks.update(viewer, id: id, changes: changes, check: check)
             return .response(ChildHTTP.row(row))
         }
         router.delete("/v1/subtasks/{id}") { request, context in
             let viewer = try ChildHTTP.viewer(auth, context)
             let id = try ResourceHTTP.uuid(context)
             let check = IfMatch.check(request)
-            return .response(ChildHTTP.row(try run { try subtasks.delete(id: id, viewer: viewer, check: check) }))
+            return .response(ChildHTTP.row(try subtasks.delete(viewer, id: id, check: check)))
         }
-    }
-
-    static func run<Result>(_ body: () throws -> Result) throws -> Result {
-        try ChildHTTP.run(noun: "subtask", forbidden: forbidden, body)
     }
 }

@@ -43,11 +43,11 @@ enum SyncPushRoutes {
             if case .array(let list)? = body.value("mutations") {
                 mutations = list
             } else {
-                body.add(FieldError(field: "mutations", code: body.contains("mutations") ? "invalid_type" : "required",
+                body.add(FieldError(field: "mutations", code: body.contains("mutations") ? .invalidType : .required,
                                     message: "Must be an array of mutations."))
             }
             if mutations.count > maximumMutations {
-                body.add(FieldError(field: "mutations", code: "too_many",
+                body.add(FieldError(field: "mutations", code: .tooMany,
                                     message: "At most \(maximumMutations) mutations per push; send the rest in another."))
             }
             try body.finish()
@@ -79,7 +79,7 @@ private struct Pusher {
         let mutation: PushMutation
         switch parsed {
         case .failure(let error):
-            return Self.render(mutationID: mutationID, status: "rejected", error: error.response.body)
+            return Self.render(mutationID: mutationID, status: "rejected", error: Self.body(error))
         case .success(let valid):
             mutation = valid
         }
@@ -100,7 +100,7 @@ private struct Pusher {
     private func outcome(of mutation: PushMutation, on connection: PostgresConnection) throws -> String {
         let id = mutation.mutationID
         try connection.execute("SAVEPOINT push_mutation")
-        let failure: HTTPError
+        let failure: DomainError
         do {
             let row = try mutation.apply(as: viewer, pool: pool, on: connection)
             try connection.execute("RELEASE SAVEPOINT push_mutation")
@@ -110,29 +110,33 @@ private struct Pusher {
             try connection.execute("ROLLBACK TO SAVEPOINT push_mutation")
             failure = answer
         }
-        if failure.status == .preconditionFailed || (failure.status == .conflict && failure.code == "claim_conflict") {
+        if failure.isPushConflict {
             let current = try mutation.currentRow(as: viewer, pool: pool, on: connection)
             return Self.render(mutationID: id, status: "conflict", record: current.map { Array($0.utf8) },
-                               error: failure.response.body)
+                               error: Self.body(failure))
         }
-        return Self.render(mutationID: id, status: "rejected", error: failure.response.body)
+        return Self.render(mutationID: id, status: "rejected", error: Self.body(failure))
     }
 
-    /// The HTTP answer the REST API gives for `error`. Transient database failures (outage,
-    /// lock timeout, deadlock) are rethrown: they say nothing about the mutation, so they
-    /// must never be recorded as its result.
-    private func answer(for error: any Error) throws -> HTTPError {
-        if let httpError = error as? HTTPError {
-            if httpError.status == .serviceUnavailable { throw error }
-            return httpError
+    /// The domain error the REST API answers for `error`. Transient failures (outage, lock
+    /// timeout, deadlock) are rethrown: they say nothing about the mutation, so they must
+    /// never be recorded as its result.
+    private func answer(for error: any Error) throws -> DomainError {
+        let domain: DomainError
+        switch error {
+        case let known as DomainError: domain = known
+        case let database as PostgresError: domain = DatabaseErrorMapping.domainError(for: database)
+        default:
+            logger.error("Unhandled error in pushed mutation", metadata: ["error": "\(String(reflecting: error))"])
+            return .internalError
         }
-        if let postgresError = error as? PostgresError {
-            let mapped = DatabaseErrorMapping.httpError(for: postgresError)
-            if mapped.status == .serviceUnavailable { throw error }
-            return mapped
-        }
-        logger.error("Unhandled error in pushed mutation", metadata: ["error": "\(String(reflecting: error))"])
-        return HTTPError.internalError
+        if domain.kind == .unavailable { throw error }
+        return domain
+    }
+
+    /// The error object of a result: the contract's error body, as the REST route answers it.
+    static func body(_ error: DomainError) -> [UInt8] {
+        APIErrorRenderer.render(error, style: .contract).response.body
     }
 
     static func render(mutationID: UUID?, status: String, record: [UInt8]? = nil, error: [UInt8]? = nil) -> String {

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTP1
 import HTTPServer
@@ -98,7 +99,7 @@ enum SyncRoutes {
         return parameters
     }
 
-    private static func invalidParameter(_ name: String, _ message: String) -> HTTPError {
-        HTTPError(status: .badRequest, code: "invalid_parameter", message: message, details: ["parameter": .string(name)])
+    private static func invalidParameter(_ name: String, _ message: String) -> DomainError {
+        DomainError.invalidParameter(name, message)
     }
 }

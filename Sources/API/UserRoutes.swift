@@ -19,7 +19,7 @@ enum UserRoutes {
             let caller = try auth.currentUser(context)
             let id = try userID(context)
             guard let user = try auth.users.find(id: id), user.isActive || caller.isAdmin else {
-                throw HTTPError.notFound("No such user.")
+                throw DomainError.notFound("user")
             }
             return .response(try .json(JSONOutput.user(user)))
         }
@@ -37,14 +37,8 @@ enum UserRoutes {
             guard let email, let name, let password else { throw JSONRequestBody.validationFailed(body.errors) }
             // Hashing runs on the KDF pool like every password operation (PasswordWork).
             return auth.passwordWork.respond(context) {
-                let user: User
-                do {
-                    user = try auth.users.create(email: email, name: name, userType: type,
+                let user = try auth.users.create(email: email, name: name, userType: type,
                                                  passwordHash: try auth.hasher.hash(password))
-                } catch StoreError.emailTaken {
-                    throw HTTPError(status: .conflict, code: "email_taken", message: "A user with this email already exists.",
-                                    details: ["field": "email"])
-                }
                 let location = "/v1/users/\(user.id.uuidString.lowercased())"
                 return try .json(JSONOutput.user(user), status: .created, headers: ["Location": location])
             }
@@ -60,15 +54,15 @@ enum UserRoutes {
             let deactivated = body.bool("deactivated")
             // An admin cannot lock themselves out; another admin has to do it.
             if id == admin.id, deactivated == true {
-                errors.append(FieldError(field: "deactivated", code: "self", message: "You cannot deactivate yourself."))
+                errors.append(FieldError(field: "deactivated", code: .selfReference, message: "You cannot deactivate yourself."))
             }
             if id == admin.id, let type, type != .admin {
-                errors.append(FieldError(field: "user_type", code: "self", message: "You cannot remove your own admin role."))
+                errors.append(FieldError(field: "user_type", code: .selfReference, message: "You cannot remove your own admin role."))
             }
             errors.forEach { body.add($0) }
             try body.finish()
             guard let result = try auth.users.update(id: id, changes: .init(name: name, userType: type, deactivated: deactivated)) else {
-                throw HTTPError.notFound("No such user.")
+                throw DomainError.notFound("user")
             }
             auth.revokedSessions.insert(result.revokedSessions)
             return .response(try .json(JSONOutput.user(result.user)))
@@ -77,7 +71,7 @@ enum UserRoutes {
 
     static func userID(_ context: RequestContext) throws -> UUID {
         guard let id = UUID(uuidString: try context.pathParameter("id")) else {
-            throw HTTPError.notFound("No such user.")
+            throw DomainError.notFound("user")
         }
         return id
     }

@@ -30,14 +30,14 @@ enum WorkItemRoutes {
             let id = ResourceInputParser.id(&body) ?? UUID()
             let input = ResourceInputParser.workItem(&body, kind: kind, complete: true)
             try body.finish()
-            let result = try mapped(kind) { try store.create(viewer, id: id, input: input) }
+            let result = try store.create(viewer, id: id, input: input)
             return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
                                               status: result.created ? .created : .ok, location: location(kind, id)))
         }
         router.get("\(base)/{id}") { _, context in
             let viewer = try auth.viewer(context)
             let id = try ResourceHTTP.uuid(context)
-            let row = try mapped(kind) { try store.get(viewer, id: id) }
+            let row = try store.get(viewer, id: id)
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
         router.patch("\(base)/{id}") { request, context in
@@ -49,7 +49,7 @@ enum WorkItemRoutes {
         router.delete("\(base)/{id}") { request, context in
             let viewer = try auth.viewer(context)
             let id = try ResourceHTTP.uuid(context)
-            let row = try mapped(kind) { try store.delete(viewer, id: id, check: IfMatch.check(request)) }
+            let row = try store.delete(viewer, id: id, check: IfMatch.check(request))
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
 
@@ -62,12 +62,12 @@ enum WorkItemRoutes {
             try body.finish()
             let check = IfMatch.check(request)
             if replace {
-                let result = try mapped(kind) { try store.put(viewer, id: id, input: input, check: check) }
+                let result = try store.put(viewer, id: id, input: input, check: check)
                 return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
                                                   status: result.created ? .created : .ok,
                                                   location: result.created ? location(kind, id) : nil))
             }
-            let row = try mapped(kind) { try store.update(viewer, id: id, input: input, replace: false, check: check) }
+            let row = try store.update(viewer, id: id, input: input, replace: false, check: check)
             return .response(ResourceHTTP.row(row.json, version: row.version))
         }
     }
@@ -77,8 +77,4 @@ enum WorkItemRoutes {
     }
 
     static func location(_ kind: WorkItemKind, _ id: UUID) -> String { "/v1/\(kind.table)/\(id.uuidString.lowercased())" }
-
-    static func mapped<Result>(_ kind: WorkItemKind, _ body: () throws -> Result) throws -> Result {
-        try ResourceErrorMapping.mapping(kind: kind.rawValue, body)
-    }
 }

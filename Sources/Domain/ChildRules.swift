@@ -21,10 +21,10 @@ public enum ChildRules {
     /// but must contain something other than whitespace.
     public static func checkNoteContent(_ content: String, field: String = "content") -> FieldError? {
         if content.allSatisfy(\.isWhitespace) {
-            return FieldError(field: field, code: "blank", message: "Must not be empty.")
+            return FieldError(field: field, code: .blank, message: "Must not be empty.")
         }
         if content.unicodeScalars.count > noteContentMaximumLength {
-            return FieldError(field: field, code: "too_long",
+            return FieldError(field: field, code: .tooLong,
                               message: "Must be at most \(noteContentMaximumLength) characters long.")
         }
         return nil
@@ -34,11 +34,11 @@ public enum ChildRules {
     public static func checkSubtaskTitle(_ title: String, field: String = "title", errors: inout [FieldError]) -> String? {
         let trimmed = title.trimmingWhitespace()
         if trimmed.isEmpty {
-            errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
+            errors.append(FieldError(field: field, code: .blank, message: "Must not be empty."))
             return nil
         }
         if trimmed.unicodeScalars.count > subtaskTitleMaximumLength {
-            errors.append(FieldError(field: field, code: "too_long",
+            errors.append(FieldError(field: field, code: .tooLong,
                                      message: "Must be at most \(subtaskTitleMaximumLength) characters long."))
             return nil
         }
@@ -48,7 +48,7 @@ public enum ChildRules {
     /// A position from JSON (a number): an integer from 0 to `positionMaximum`.
     public static func checkPosition(_ value: Double, field: String = "position", errors: inout [FieldError]) -> Int? {
         guard value.rounded() == value, value >= 0, value <= Double(positionMaximum) else {
-            errors.append(FieldError(field: field, code: "invalid_value",
+            errors.append(FieldError(field: field, code: .invalidValue,
                                      message: "Must be an integer from 0 to \(positionMaximum)."))
             return nil
         }
@@ -60,7 +60,7 @@ public enum ChildRules {
                                        errors: inout [FieldError]) -> ParentType? {
         guard let type = ParentType(rawValue: text), !forSubtask || type.canHaveSubtasks else {
             let allowed = forSubtask ? "task or activity" : "task, activity or listing"
-            errors.append(FieldError(field: field, code: "invalid_value", message: "Must be \(allowed)."))
+            errors.append(FieldError(field: field, code: .invalidValue, message: "Must be \(allowed)."))
             return nil
         }
         return type

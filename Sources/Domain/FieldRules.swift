@@ -23,11 +23,11 @@ public enum FieldRules {
                             errors: inout [FieldError]) -> String? {
         let checked = allowBlank ? value : value.trimmingWhitespace()
         if !allowBlank, checked.isEmpty {
-            errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
+            errors.append(FieldError(field: field, code: .blank, message: "Must not be empty."))
             return nil
         }
         if checked.unicodeScalars.count > maximum {
-            errors.append(FieldError(field: field, code: "too_long", message: "Must be at most \(maximum) characters long."))
+            errors.append(FieldError(field: field, code: .tooLong, message: "Must be at most \(maximum) characters long."))
             return nil
         }
         return checked
@@ -39,7 +39,7 @@ public enum FieldRules {
     ) -> Value? where Value.RawValue == String {
         if let value = Value(rawValue: text) { return value }
         let allowed = Value.allCases.map(\.rawValue).joined(separator: ", ")
-        errors.append(FieldError(field: field, code: "invalid_value", message: "Must be one of: \(allowed)."))
+        errors.append(FieldError(field: field, code: .invalidValue, message: "Must be one of: \(allowed)."))
         return nil
     }
 
@@ -47,7 +47,7 @@ public enum FieldRules {
     /// arrive as binary doubles; their shortest round-trip text is what the client wrote
     /// (`19.99` stays `19.99`), so the decimal places are counted on that text.
     public static func price(_ text: String, field: String = "price", errors: inout [FieldError]) -> Decimal? {
-        let invalid = FieldError(field: field, code: "invalid_price",
+        let invalid = FieldError(field: field, code: .invalidPrice,
                                  message: "Must be a non-negative amount with at most two decimals, up to 9999999999.99.")
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].allSatisfy(\.isASCIIDigitCharacter),
@@ -69,7 +69,7 @@ public enum FieldRules {
     public static func dueDate(_ text: String, field: String = "due_date", errors: inout [FieldError]) -> Date? {
         if let date = Timestamp.parse(text) { return date }
         if text.utf8.count == 10, let date = Timestamp.parse(text + "T00:00:00Z") { return date }
-        errors.append(FieldError(field: field, code: "invalid_date",
+        errors.append(FieldError(field: field, code: .invalidDate,
                                  message: "Must be an RFC 3339 timestamp like 2026-11-22T10:15:30Z or a date like 2026-11-22."))
         return nil
     }
@@ -77,7 +77,7 @@ public enum FieldRules {
     /// An integer ≥ 0 that fits the column (int4).
     public static func duration(_ value: Double, field: String = "duration_seconds", errors: inout [FieldError]) -> Int? {
         guard value.rounded() == value, value >= 0, value <= Double(Int32.max) else {
-            errors.append(FieldError(field: field, code: "invalid_value", message: "Must be a whole number of seconds ≥ 0."))
+            errors.append(FieldError(field: field, code: .invalidValue, message: "Must be a whole number of seconds ≥ 0."))
             return nil
         }
         return Int(value)
@@ -89,7 +89,7 @@ public enum FieldRules {
         let lengths = messages.map(\.unicodeScalars.count)
         guard messages.count <= slackMessagesMaximum, lengths.allSatisfy({ $0 <= slackMessageMaximum }),
               lengths.reduce(0, +) <= slackMessagesTotalMaximum else {
-            errors.append(FieldError(field: field, code: "too_long",
+            errors.append(FieldError(field: field, code: .tooLong,
                                      message: "At most \(slackMessagesMaximum) messages of at most \(slackMessageMaximum) characters, "
                                          + "\(slackMessagesTotalMaximum) characters in all."))
             return nil

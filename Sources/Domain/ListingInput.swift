@@ -45,7 +45,7 @@ public struct ListingInput: Sendable, Equatable {
     public func check(complete: Bool) -> [FieldError] {
         var errors: [FieldError] = []
         if complete, !provided.contains(.address) {
-            errors.append(FieldError(field: "address", code: "required", message: "Is required."))
+            errors.append(FieldError(field: "address", code: .required, message: "Is required."))
         }
         if provided.contains(.status), status == .deleted {
             errors.append(Self.useDelete)
@@ -53,6 +53,6 @@ public struct ListingInput: Sendable, Equatable {
         return errors
     }
 
-    public static let useDelete = FieldError(field: "status", code: "use_delete",
+    public static let useDelete = FieldError(field: "status", code: .useDelete,
                                       message: "Rows are deleted with DELETE, not by setting status to deleted.")
 }

@@ -12,15 +12,15 @@ public enum UserRules {
     /// count would let a few "characters" carry kilobytes of combining marks.
     public static func checkPassword(_ password: String, field: String = "password") -> FieldError? {
         if password.unicodeScalars.count < passwordMinimumLength {
-            return FieldError(field: field, code: "too_short",
+            return FieldError(field: field, code: .tooShort,
                               message: "Must be at least \(passwordMinimumLength) characters long.")
         }
         if password.unicodeScalars.count > passwordMaximumLength {
-            return FieldError(field: field, code: "too_long",
+            return FieldError(field: field, code: .tooLong,
                               message: "Must be at most \(passwordMaximumLength) characters long.")
         }
         if password.allSatisfy(\.isWhitespace) {
-            return FieldError(field: field, code: "blank", message: "Must not consist only of whitespace.")
+            return FieldError(field: field, code: .blank, message: "Must not consist only of whitespace.")
         }
         return nil
     }
@@ -31,11 +31,11 @@ public enum UserRules {
     public static func checkName(_ name: String, field: String = "name", errors: inout [FieldError]) -> String? {
         let trimmed = name.trimmingWhitespace()
         if trimmed.isEmpty {
-            errors.append(FieldError(field: field, code: "blank", message: "Must not be empty."))
+            errors.append(FieldError(field: field, code: .blank, message: "Must not be empty."))
             return nil
         }
         if name.unicodeScalars.count > nameMaximumLength {
-            errors.append(FieldError(field: field, code: "too_long",
+            errors.append(FieldError(field: field, code: .tooLong,
                                      message: "Must be at most \(nameMaximumLength) characters long."))
             return nil
         }
@@ -46,7 +46,7 @@ public enum UserRules {
     /// without spaces): the real check is whether mail arrives, not a regular expression.
     public static func checkEmail(_ email: String, field: String = "email", errors: inout [FieldError]) -> String? {
         let trimmed = email.trimmingWhitespace()
-        let invalid = FieldError(field: field, code: "invalid", message: "Must be an email address like name@example.com.")
+        let invalid = FieldError(field: field, code: .invalid, message: "Must be an email address like name@example.com.")
         guard trimmed.unicodeScalars.count <= emailMaximumLength, !trimmed.contains(where: \.isWhitespace),
               let at = trimmed.lastIndex(of: "@"), at != trimmed.startIndex
         else { errors.append(invalid); return nil }

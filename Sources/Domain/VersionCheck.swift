@@ -1,5 +1,5 @@
 /// A write's precondition on the row's current version: HTTP `If-Match`, or a sync push's
-/// `base_version`. A failed check is `ResourceError.preconditionFailed`.
+/// `base_version`. A failed check is `DomainError.preconditionFailed`.
 public enum VersionCheck: Sendable, Equatable {
     /// Last write wins.
     case none

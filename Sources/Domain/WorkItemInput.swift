@@ -41,13 +41,13 @@ public struct WorkItemInput: Sendable, Equatable {
     public func check(complete: Bool, currentClaimer: UUID?) -> [FieldError] {
         var errors: [FieldError] = []
         if complete, !provided.contains(.title) {
-            errors.append(FieldError(field: "title", code: "required", message: "Is required."))
+            errors.append(FieldError(field: "title", code: .required, message: "Is required."))
         }
         if provided.contains(.status), status == .deleted {
             errors.append(ListingInput.useDelete)
         }
         if let sent = claimedBy, sent != currentClaimer {
-            errors.append(FieldError(field: "claimed_by", code: "read_only",
+            errors.append(FieldError(field: "claimed_by", code: .readOnly,
                                      message: "Claims change only through POST/DELETE …/claim."))
         }
         return errors

@@ -9,6 +9,8 @@ final class ConnectionRecord {
     var machine: ConnectionStateMachine
     var interest: UInt32 = 0
     var deferred: ResponseCompletion?
+    /// A streamed response in progress; cancelled when the connection closes.
+    var stream: ResponseBodyStream?
     var requestInFlight = false
 
     init(id: UInt64, fd: Int32, remoteAddress: String, machine: ConnectionStateMachine, rejected: Bool) {

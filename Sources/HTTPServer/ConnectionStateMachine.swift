@@ -35,7 +35,7 @@ struct ConnectionStateMachine {
         case closeNow
     }
 
-    private struct InFlight {
+    struct InFlight {
         var isHead: Bool
         var keepAlive: Bool
         var requestID: String
@@ -47,7 +47,7 @@ struct ConnectionStateMachine {
     /// Set when the peer half-closed while a request was in flight: answer it, then close.
     private(set) var peerClosed = false
     private(set) var readDeadline: Int64?
-    private(set) var writeDeadline: Int64?
+    var writeDeadline: Int64?
     /// True once the final response is fully written and the loop has half-closed.
     private(set) var lingering = false
 
@@ -56,7 +56,9 @@ struct ConnectionStateMachine {
     private var inboxStart = 0
     private var outbox: [UInt8] = []
     private var outboxStart = 0
-    private var current: InFlight?
+    var current: InFlight?
+    /// Set while a streamed response's body is being sent (`+Streaming`).
+    var streaming: StreamingResponse?
 
     /// Pipelined bytes buffered while a request is in flight, beyond which the loop stops reading.
     static let maxBufferedWhileBusy = 64 * 1024
@@ -223,8 +225,17 @@ struct ConnectionStateMachine {
 
     /// The handler's response for the in-flight request. May return the next pipelined request.
     mutating func respond(_ response: HTTPResponse, env: ConnectionEnvironment) -> Dispatch? {
-        guard phase == .awaitingResponse, let inFlight = current else { return nil }
+        guard phase == .awaitingResponse, let inFlight = current, streaming == nil else { return nil }
         current = nil
+        let (response, keepAlive) = finalHeaders(response, for: inFlight, env: env)
+        appendOutput(Self.wireBytes(response, omitBody: inFlight.isHead), env: env)
+        return continueAfterResponse(keepAlive: keepAlive, env: env)
+    }
+
+    /// The server-owned headers of a response: `Date`, `X-Request-Id`, and `Connection`, from
+    /// whether the connection stays open after it.
+    func finalHeaders(_ response: HTTPResponse, for inFlight: InFlight,
+                      env: ConnectionEnvironment) -> (HTTPResponse, keepAlive: Bool) {
         // The server owns Date, X-Request-Id, Connection and Content-Length; a handler may only
         // ask for `Connection: close`. Checked without allocating: this runs for every response.
         let handlerSetConnection = response.headers.fields.contains {
@@ -241,7 +252,11 @@ struct ConnectionStateMachine {
         } else if inFlight.version == .http10 {
             response.headers.add(name: "Connection", value: "keep-alive")
         }
-        appendOutput(Self.wireBytes(response, omitBody: inFlight.isHead), env: env)
+        return (response, keepAlive)
+    }
+
+    /// After a response is fully queued: close, or read the next (possibly pipelined) request.
+    mutating func continueAfterResponse(keepAlive: Bool, env: ConnectionEnvironment) -> Dispatch? {
         guard keepAlive else {
             enterClosing()
             return nil
@@ -311,14 +326,14 @@ struct ConnectionStateMachine {
     }
 
 
-    private mutating func enterClosing() {
+    mutating func enterClosing() {
         phase = .closing
         readDeadline = nil
         inbox = []
         inboxStart = 0
     }
 
-    private mutating func appendOutput(_ bytes: [UInt8], env: ConnectionEnvironment) {
+    mutating func appendOutput(_ bytes: [UInt8], env: ConnectionEnvironment) {
         if !hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
         outbox.append(contentsOf: bytes)
     }

@@ -86,6 +86,8 @@ extension EventLoop {
             record.deferred = nil
             completion.cancel()
         }
+        record.stream?.cancel()
+        record.stream = nil
         if record.requestInFlight {
             record.requestInFlight = false
             counters.inFlight.subtract(1, ordering: .relaxed)
@@ -98,6 +100,7 @@ extension EventLoop {
         if listenFD >= 0 { close(listenFD); listenFD = -1 }
         let leftovers = closeMailbox()
         for case .reply(_, .deferred(let completion)) in leftovers { completion.cancel() }
+        for case .reply(_, .streamed(let stream)) in leftovers { stream.cancel() }
         close(epollFD)
         workers.stop()
     }

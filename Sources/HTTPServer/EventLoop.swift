@@ -24,6 +24,8 @@ final class EventLoop: @unchecked Sendable {
     enum Message {
         case reply(UInt64, HandlerReply)
         case deferredResponse(UInt64, HTTPResponse)
+        /// From a streamed response's producer (`EventLoop+Streaming`).
+        case stream(UInt64, ResponseBodyStream.Event)
         case shutdown(grace: Int64)
     }
 
@@ -96,6 +98,7 @@ final class EventLoop: @unchecked Sendable {
         mailbox.withLock { box in
             guard !box.closed else {
                 if case .reply(_, .deferred(let completion)) = message { completion.cancel() }
+                if case .reply(_, .streamed(let stream)) = message { stream.cancel() }
                 return
             }
             box.messages.append(message)
@@ -210,6 +213,7 @@ final class EventLoop: @unchecked Sendable {
                 return closeConnection(record)
             }
         }
+        if let stream = record.stream { noteStreamProgress(record, stream) }
         if let next = record.machine.resumeParsingIfPossible(env: env) {
             dispatch(next, on: record)
             return service(record)
@@ -238,7 +242,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func dispatch(_ dispatch: ConnectionStateMachine.Dispatch, on record: ConnectionRecord) {
+    func dispatch(_ dispatch: ConnectionStateMachine.Dispatch, on record: ConnectionRecord) {
         record.requestInFlight = true
         counters.inFlight.add(1, ordering: .relaxed)
         counters.requests.add(1, ordering: .relaxed)
@@ -266,7 +270,7 @@ final class EventLoop: @unchecked Sendable {
         if route?.runsOnEventLoop == true { job() } else { workers.submit(job) }
     }
 
-    private func deliver(_ response: HTTPResponse, to record: ConnectionRecord) {
+    func deliver(_ response: HTTPResponse, to record: ConnectionRecord) {
         guard record.requestInFlight else { return }
         record.requestInFlight = false
         counters.inFlight.subtract(1, ordering: .relaxed)
@@ -300,6 +304,15 @@ final class EventLoop: @unchecked Sendable {
                 } else if record.machine.peerClosed {
                     closeConnection(record) // the client left before the handler parked: cancel
                 }
+            case .reply(let id, .streamed(let stream)):
+                guard let record = connections[id], !shuttingDown else {
+                    stream.cancel()
+                    if let record = connections[id] { deliverShuttingDown(to: record) }
+                    continue
+                }
+                startStream(stream, on: record)
+            case .stream(let id, let event):
+                handleStreamEvent(event, id: id)
             case .deferredResponse(let id, let response):
                 if let record = connections[id] {
                     record.deferred = nil

@@ -12,6 +12,8 @@ import HTTP1
 public enum HandlerReply: Sendable {
     case response(HTTPResponse)
     case deferred(ResponseCompletion)
+    /// A body produced while it is sent, for results too large to hold (`ResponseBodyStream`).
+    case streamed(ResponseBodyStream)
 
     /// Applies `transform` to the response whenever it exists — now for `.response`, at
     /// completion time for `.deferred`. Middleware uses this to decorate both kinds alike.
@@ -22,6 +24,9 @@ public enum HandlerReply: Sendable {
         case .deferred(let completion):
             completion.addTransform(transform)
             return .deferred(completion)
+        case .streamed(let stream):
+            stream.addTransform(transform)
+            return .streamed(stream)
         }
     }
 }

@@ -30,6 +30,8 @@ public struct ResolvedRoute: Sendable {
     public let parameters: [String: String]
     /// From the route's group; for unmatched requests see `Router.resolve(_:)`.
     public let authentication: RouteAuthentication
+    /// From the route's group: the wire shape its errors are rendered in (`ErrorRendering`).
+    public let errorStyle: ErrorStyle
     /// The route never blocks, so the event loop may run it (`Router.on(_:_:runsOnEventLoop:handler:)`).
     public let runsOnEventLoop: Bool
 

@@ -19,6 +19,7 @@ public struct Router: HTTPResponder {
         var handler: RequestHandler
         var runsOnEventLoop: Bool
         var authentication: RouteAuthentication
+        var errorStyle: ErrorStyle
     }
 
     struct Node: Sendable {
@@ -30,10 +31,15 @@ public struct Router: HTTPResponder {
     private var nodes: [Node] = [Node()]
     /// The requirement of routes registered now: the innermost `group`'s, anonymous outside any.
     private var currentAuthentication = RouteAuthentication.anonymous
+    /// The error style of routes registered now: the innermost `group`'s, the contract's outside any.
+    private var currentErrorStyle = ErrorStyle.contract
     /// Per first path segment (`v1`), the strictest requirement of its routes: what a request
     /// there that matches no route (404/405) needs, so unknown paths under a protected API
     /// answer 401 to anonymous callers rather than revealing which paths exist.
     private var namespaceAuthentication: [String: RouteAuthentication] = [:]
+    /// Per first path segment, the error style of its routes: unmatched requests there (404,
+    /// 405, bad paths) answer in the shape the family's clients read.
+    private var namespaceErrorStyle: [String: ErrorStyle] = [:]
 
     /// Called with every resolution, for tracing and for tests that count matches.
     public var onResolve: (@Sendable (ResolvedRoute) -> Void)?
@@ -41,12 +47,15 @@ public struct Router: HTTPResponder {
     public init() {}
 
     /// Registers the routes `register` adds with the authentication requirement `auth`
-    /// (Hummingbird's `RouterGroup`, without a path prefix: routes keep their full patterns).
-    public mutating func group(auth: RouteAuthentication, _ register: (inout Router) -> Void) {
-        let outer = currentAuthentication
+    /// (Hummingbird's `RouterGroup`, without a path prefix: routes keep their full patterns),
+    /// answering errors in `errorStyle` (nil: the enclosing group's, the contract's at the top).
+    public mutating func group(auth: RouteAuthentication, errorStyle: ErrorStyle? = nil,
+                               _ register: (inout Router) -> Void) {
+        let outer = (currentAuthentication, currentErrorStyle)
         currentAuthentication = auth
+        currentErrorStyle = errorStyle ?? currentErrorStyle
         register(&self)
-        currentAuthentication = outer
+        (currentAuthentication, currentErrorStyle) = outer
     }
 
     /// Registers `handler` for `method` on `pattern` (e.g. `/v1/tasks/{id}/claim`).
@@ -62,6 +71,7 @@ public struct Router: HTTPResponder {
         if let first = segments.first {
             namespaceAuthentication[String(first)] = max(namespaceAuthentication[String(first)] ?? .anonymous,
                                                           currentAuthentication)
+            namespaceErrorStyle[String(first)] = currentErrorStyle
         }
         for segment in segments {
             if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
@@ -85,7 +95,8 @@ public struct Router: HTTPResponder {
             }
         }
         nodes[node].routes[method] = Route(pattern: pattern, parameterNames: names, handler: handler,
-                                             runsOnEventLoop: runsOnEventLoop, authentication: currentAuthentication)
+                                             runsOnEventLoop: runsOnEventLoop, authentication: currentAuthentication,
+                                             errorStyle: currentErrorStyle)
     }
 
     /// Every registered (method, pattern), sorted by pattern then method: for checking the
@@ -142,7 +153,8 @@ public struct Router: HTTPResponder {
         func unmatched(_ outcome: ResolvedRoute.Outcome, namespace: String?) -> ResolvedRoute {
             let needed = method == .options ? .anonymous : namespace.flatMap { namespaceAuthentication[$0] } ?? .anonymous
             return ResolvedRoute(method: method, path: path, outcome: outcome, pattern: nil, parameters: [:],
-                                 authentication: needed, runsOnEventLoop: false)
+                                 authentication: needed,
+                                 errorStyle: namespace.flatMap { namespaceErrorStyle[$0] } ?? .contract, runsOnEventLoop: false)
         }
         guard path.first == "/" else { return unmatched(.notFound, namespace: nil) }
         var decoded: [String] = []
@@ -166,7 +178,7 @@ public struct Router: HTTPResponder {
         for (name, value) in zip(route.parameterNames, values) { parameters[name] = value }
         return ResolvedRoute(method: method, path: path, outcome: .found(route.handler), pattern: route.pattern,
                              parameters: parameters, authentication: route.authentication,
-                             runsOnEventLoop: route.runsOnEventLoop)
+                             errorStyle: route.errorStyle, runsOnEventLoop: route.runsOnEventLoop)
     }
 
     private func find(_ segments: [String], _ index: Int, _ node: Int, _ values: inout [String]) -> Int? {

@@ -128,11 +128,15 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// BEGIN, run `body`, COMMIT; ROLLBACK when `body` throws. Throws if the transaction was
     /// aborted by an error that `body` swallowed (COMMIT would silently roll back).
+    /// With `writeLimit`, a transaction that wrote and is older than that right before COMMIT
+    /// is rolled back and throws `queryCanceled` (see `PostgresPool.limitWriteTransactions`).
     public func withTransaction<Result>(
         isolation: PostgresIsolationLevel? = nil,
+        writeLimit: Duration? = nil,
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
         _ = try liveHandle()
+        let started = ContinuousClock.now
         // A nested BEGIN is only a warning in PostgreSQL, and the inner COMMIT would commit
         // the outer transaction early.
         guard transactionStatus == .idle else {
@@ -150,6 +154,7 @@ public final class PostgresConnection: @unchecked Sendable {
             rollbackQuietly()
             throw error
         }
+        try enforceWriteLimit(writeLimit, startedAt: started)
         let commit = try query("COMMIT")
         if commit.commandTag == "ROLLBACK" {
             throw PostgresError(

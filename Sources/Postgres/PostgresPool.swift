@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fixed-size, lazily filled pool of connections with blocking acquisition.
 ///
@@ -10,6 +11,8 @@ public final class PostgresPool: Sendable {
     /// Round trips of every statement run on this pool's connections (`/metrics`).
     public let queryTimings = QueryTimings()
     private let state: PoolState
+    /// `limitWriteTransactions(to:)`; nil: unlimited.
+    private let writeLimit = Mutex<Duration?>(nil)
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -37,6 +40,18 @@ public final class PostgresPool: Sendable {
         }
     }
 
+    /// From now on, a transaction of `withTransaction` that wrote and has run longer than
+    /// `limit` is rolled back instead of committed (PostgreSQL 15 has no transaction_timeout).
+    /// What it buys: a row's `updated_at` (its transaction's start) is never more than `limit`
+    /// (plus the COMMIT round trip) older than the moment it becomes visible, which is what
+    /// lets `/rest/v1` serve `updated_at=gt.X` delta polls without losing late commits.
+    /// Set by `serve` once migrations (which may run long) are done.
+    public func limitWriteTransactions(to limit: Duration?) {
+        writeLimit.withLock { $0 = limit }
+    }
+
+    public var writeTransactionLimit: Duration? { writeLimit.withLock { $0 } }
+
     /// Runs `body` inside BEGIN … COMMIT (ROLLBACK when it throws).
     ///
     /// With `maxAttempts` > 1 the whole transaction is retried (on the same connection) when
@@ -51,7 +66,7 @@ public final class PostgresPool: Sendable {
             var attempt = 1
             while true {
                 do {
-                    return try connection.withTransaction(isolation: isolation, body)
+                    return try connection.withTransaction(isolation: isolation, writeLimit: writeTransactionLimit, body)
                 } catch let error as PostgresError
                     where attempt < maxAttempts && (error.code == .serializationFailure || error.code == .deadlockDetected) {
                     attempt += 1

@@ -34,7 +34,7 @@ public struct APIKeyStore: Sendable {
             VALUES (\(userID), \(name), \(keyHash), \(prefix), \(expiresAt as Date?))
             RETURNING \(unsafeSQL: Self.columns)
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.internalError }
         return try Self.decode(row)
     }
 

@@ -60,26 +60,18 @@ enum ChildSQL {
 
     /// Marks a locked, not yet deleted note or subtask deleted (the tombstone syncing clients
     /// receive). `table` is "notes" or "subtasks" (fixed in code).
-    static func softDelete(table: String, id: UUID, on connection: PostgresConnection) throws -> ChildRow {
+    static func softDelete(table: String, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
         let rows = try connection.query("""
             UPDATE \(unsafeSQL: table) c SET deleted_at = now() WHERE c.id = \(id)
             RETURNING dispatch_json(c)::text AS json, c.version
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
-        return try ChildSQL.row(row)
+        guard let row = rows.first else { throw DomainError.notFound(String(table.dropLast())) }
+        return try ResourceSQL.decodeRow(row)
     }
 
-    static func row(_ row: PostgresRow) throws -> ChildRow {
-        ChildRow(json: try row.decode("json"), version: try row.decode("version"))
-    }
-
-    /// The rows `ByteBudgetPage` kept, and the last one's keyset as the next cursor when more follow.
-    static func page(_ rows: PostgresRows) throws -> ChildPage {
+    /// The rows `ByteBudgetPage` kept, and the last one's keyset as the next position when more follow.
+    static func page(_ rows: PostgresRows) throws -> ResourcePage {
         let page = try ByteBudgetPage.decode(rows)
-        var next: ChildPage.Position?
-        if let last = page.next {
-            next = ChildPage.Position(key: last.key ?? 0, id: last.id)
-        }
-        return ChildPage(rows: page.rows.map { ChildRow(json: $0.json, version: $0.version) }, next: next)
+        return ResourcePage(rows: page.rows.map(\.json), next: page.next)
     }
 }

@@ -47,7 +47,7 @@ public struct HistoryStore: Sendable {
             let visible = try connection.query("""
                 SELECT 1 FROM \(unsafeSQL: entity.table) p WHERE p.id = \(id) AND \(entity.visibility("p", viewer))
                 """)
-            guard !visible.isEmpty else { throw ResourceError.notFound }
+            guard !visible.isEmpty else { throw DomainError.notFound(entity.rawValue) }
             var filter = ListFilter()
             filter.includeDeleted = true
             filter.limit = limit

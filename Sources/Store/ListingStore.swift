@@ -5,8 +5,11 @@ import Postgres
 /// Listings under contract §2: every query carries the caller's visibility predicate, and every
 /// write runs in one transaction with its status side effects and `status_changes` row.
 /// Used by the HTTP routes and, without HTTP, by the sync push.
-public struct ListingStore: Sendable {
-    let pool: PostgresPool
+public struct ListingStore: WritableRowStore {
+    public let pool: PostgresPool
+
+    public var resource: Resource { .listings }
+    public var noun: String { "listing" }
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -18,80 +21,21 @@ public struct ListingStore: Sendable {
         }
     }
 
-    public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
-        try pool.withConnection { try get(viewer, id: id, on: $0) }
-    }
-
-    public func get(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
-        let rows = try connection.query("""
-            SELECT dispatch_json(l)::text AS json, l.version FROM listings l
-            WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
-            """)
-        guard let row = rows.first else { throw ResourceError.notFound }
-        return try ResourceSQL.decodeRow(row)
-    }
-
-    /// Creates the listing (`created: true`), or returns the existing one when `id` names a
-    /// visible listing whose fields equal every field sent (an idempotent replay).
-    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput) throws -> (row: ResourceRow, created: Bool) {
-        try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
-    }
-
-    /// `create` inside the caller's transaction (sync push).
-    public func create(_ viewer: Viewer, id: UUID?, input: ListingInput,
-                       on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
-        if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
-        let rows = try connection.query("""
-            SELECT dispatch_json(l)::text AS json, l.version, \(input.sameAsRow("l")) AS same FROM listings l
-            WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
-            """)
-        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
-        return (try ResourceSQL.decodeRow(row), false)
-    }
-
-    /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
-    public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try modify($0, viewer, id: id, input: input, patch: !replace, check: check) }
-    }
-
-    /// `update` inside the caller's transaction (sync push).
-    public func update(_ viewer: Viewer, id: UUID, input: ListingInput, replace: Bool, check: VersionCheck,
-                       on connection: PostgresConnection) throws -> ResourceRow {
-        try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
-    }
-
-    /// `PUT`: replaces the row, or creates it when no row has this id.
-    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
-        try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
-    }
-
-    /// `put` inside the caller's transaction (sync push).
-    public func put(_ viewer: Viewer, id: UUID, input: ListingInput, check: VersionCheck,
-                    on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
-        let exists = try !connection.query("SELECT 1 FROM listings WHERE id = \(id)").isEmpty
-        if !exists {
-            guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
-            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
-        }
-        return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
-    }
-
-    /// Soft delete (owner or admin); deleting a deleted listing returns its tombstone.
-    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try delete(viewer, id: id, check: check, on: $0) }
+    public func sameAsRow(_ input: ListingInput, _ alias: String) -> PostgresQuery {
+        input.sameAsRow(alias)
     }
 
     /// `delete` inside the caller's transaction (sync push).
     public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
-        guard current.mayManage else { throw ResourceError.forbidden("Only the listing's owner may delete it.") }
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard current.mayManage else { throw DomainError.forbidden("Only the listing's owner may delete it.") }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         if current.status == .deleted { return try get(connection, id) }
         let rows = try connection.query("""
             UPDATE listings l SET status = 'deleted', deleted_at = now() WHERE l.id = \(id)
             RETURNING dispatch_json(l)::text AS json, l.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue, new: "deleted",
                                            by: viewer.userID, on: connection)
         return try ResourceSQL.decodeRow(row)
@@ -117,7 +61,7 @@ public struct ListingStore: Sendable {
             FROM listings l WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))
             FOR UPDATE OF l
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         return Locked(status: try row.decodeKnown("status", table: "listings"),
                       version: try row.decode("version"), ownedBy: try row.decode("owned_by"),
                       assignedStaff: try row.decode("assigned_staff"),
@@ -126,23 +70,23 @@ public struct ListingStore: Sendable {
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
         let rows = try connection.query("SELECT dispatch_json(l)::text AS json, l.version FROM listings l WHERE l.id = \(id)")
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         return try ResourceSQL.decodeRow(row)
     }
 
     /// Inserts a new listing; nil when the id is taken.
-    func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: ListingInput) throws -> ResourceRow? {
+    public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: ListingInput) throws -> ResourceRow? {
         var input = input
         let owner = input.ownedBy ?? viewer.userID
         input.ownedBy = owner
         var errors = input.check(complete: true)
         guard owner == viewer.userID || viewer.isAdmin else {
-            throw ResourceError.forbidden("Only administrators may create listings owned by someone else.")
+            throw DomainError.forbidden("Only administrators may create listings owned by someone else.")
         }
         var references = [(field: "owned_by", id: owner)]
         if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
         errors += try ResourceSQL.checkUsers(references, on: connection)
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         let fields = ListingInput.Field.allCases
         let columns = fields.map(\.rawValue).joined(separator: ", ")
         let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
@@ -161,19 +105,19 @@ public struct ListingStore: Sendable {
         return try ResourceSQL.decodeRow(row)
     }
 
-    func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: ListingInput, patch: Bool,
+    public func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: ListingInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
-        guard current.mayUpdate else { throw ResourceError.forbidden("Only the listing's owner or assigned staff may change it.") }
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard current.mayUpdate else { throw DomainError.forbidden("Only the listing's owner or assigned staff may change it.") }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
         switch StatusRules.update(from: current.status, to: newStatus) {
-        case .rowDeleted: throw ResourceError.deleted
-        case .useDelete: throw ResourceError.validation([ListingInput.useDelete])
+        case .rowDeleted: throw DomainError.deleted("listing")
+        case .useDelete: throw DomainError.validation([ListingInput.useDelete])
         case .allowed: break
         }
         if !patch, !input.provided.contains(.address) {
-            throw ResourceError.validation(input.check(complete: true))
+            throw DomainError.validation(input.check(complete: true))
         }
         var references: [(field: String, id: UUID)] = []
         var reassigns = false
@@ -186,10 +130,10 @@ public struct ListingStore: Sendable {
             if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
         }
         guard !reassigns || current.mayManage else {
-            throw ResourceError.forbidden("Only the listing's owner may change owned_by or assigned_staff.")
+            throw DomainError.forbidden("Only the listing's owner may change owned_by or assigned_staff.")
         }
         let errors = try ResourceSQL.checkUsers(references, on: connection)
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         var sets = ListingInput.Field.allCases.filter { input.applies($0, patch: patch) }.map {
             "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
         }
@@ -201,7 +145,7 @@ public struct ListingStore: Sendable {
             UPDATE listings l SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE l.id = \(id)
             RETURNING dispatch_json(l)::text AS json, l.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound("listing") }
         if newStatus != current.status {
             try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue,
                                                new: newStatus.rawValue, by: viewer.userID, on: connection)

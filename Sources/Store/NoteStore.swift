@@ -6,9 +6,14 @@ import Postgres
 /// sees the parent adds one; only the author (or an admin) edits or deletes it.
 ///
 /// Every query carries the visibility predicate itself, so an invisible note is never read.
-/// Inputs are already validated (`ChildRules`); failures are `StoreError`s in the contract's terms (docs/contract.md).
-public struct NoteStore: Sendable {
-    let pool: PostgresPool
+/// Inputs are already validated (`ChildRules`); failures are `DomainError`s in the contract's terms (docs/contract.md §4).
+public struct NoteStore: ResourceStore {
+    public let pool: PostgresPool
+    /// Why a caller who sees the row may still not change it (403).
+    static let forbidden = "Only the note's author (or an admin) may change it."
+
+    public var resource: Resource { .notes }
+    public var noun: String { "note" }
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -29,12 +34,12 @@ public struct NoteStore: Sendable {
     }
 
     /// A parent's notes, oldest first (created_at, id). `.notFound` when the parent is not visible.
-    public func list(parentType: ParentType, parentID: UUID, viewer: Viewer, includeDeleted: Bool,
+    public func list(_ viewer: Viewer, parentType: ParentType, parentID: UUID, includeDeleted: Bool,
                      limit: Int, maxBytes: Int = ListFilter.defaultMaxBytes,
-                     after: ChildPage.Position?) throws -> ChildPage {
+                     after: KeysetPosition?) throws -> ResourcePage {
         try pool.withConnection { connection in
             guard try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
-                throw StoreError.notFound
+                throw DomainError.notFound("note")
             }
             let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
             let rows = try connection.query(budget.query("""
@@ -53,36 +58,23 @@ public struct NoteStore: Sendable {
         }
     }
 
-    public func find(id: UUID, viewer: Viewer) throws -> ChildRow {
-        try pool.withConnection { try find(id: id, viewer: viewer, on: $0) }
-    }
-
-    public func find(id: UUID, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow {
-        let rows = try connection.query("""
-            SELECT dispatch_json(n)::text AS json, n.version FROM notes n
-            WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
-            """)
-        guard let row = rows.first else { throw StoreError.notFound }
-        return try ChildSQL.row(row)
-    }
-
     /// Adds a note by `viewer`. With a client id that already exists: the same note again
     /// (same author, parent and content) is a replay and returns the stored row; anything
     /// else is `.idConflict`. An invisible or missing parent is `.noSuchParent`.
-    public func create(_ note: NewNote, viewer: Viewer) throws -> ChildCreateResult {
-        try pool.withTransaction { try create(note, viewer: viewer, on: $0) }
+    public func create(_ viewer: Viewer, _ note: NewNote) throws -> CreateResult {
+        try pool.withTransaction { try create(viewer, note, on: $0) }
     }
 
     /// The same inside the caller's transaction (sync push).
-    public func create(_ note: NewNote, viewer: Viewer, on connection: PostgresConnection) throws -> ChildCreateResult {
+    public func create(_ viewer: Viewer, _ note: NewNote, on connection: PostgresConnection) throws -> CreateResult {
         if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
-            return ChildCreateResult(row: existing, created: false)
+            return CreateResult(row: existing, created: false)
         }
         guard let parent = try ChildSQL.parentState(note.parentType, id: note.parentID, viewer: viewer,
                                                     lock: true, on: connection) else {
-            throw StoreError.noSuchParent
+            throw DomainError.noSuchParent
         }
-        guard !parent.deleted else { throw StoreError.parentDeleted }
+        guard !parent.deleted else { throw DomainError.parentDeleted("note") }
         let rows = try connection.query("""
             INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
             VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
@@ -90,18 +82,18 @@ public struct NoteStore: Sendable {
             ON CONFLICT (id) DO NOTHING
             RETURNING dispatch_json(n)::text AS json, n.version
             """)
-        if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
+        if let row = rows.first { return CreateResult(row: try ResourceSQL.decodeRow(row), created: true) }
         // A concurrent create with the same id committed first: judge it like a replay.
         if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
-            return ChildCreateResult(row: existing, created: false)
+            return CreateResult(row: existing, created: false)
         }
-        throw StoreError.idConflict
+        throw DomainError.childIDTaken("note")
     }
 
     /// The stored note with `id` if `note` replays it; nil when no row has the id; throws
     /// `.idConflict` when the id holds something else (or a note the caller cannot see: only
     /// the fact that the id is taken is revealed, never the row).
-    private func replay(id: UUID, of note: NewNote, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow? {
+    private func replay(id: UUID, of note: NewNote, viewer: Viewer, on connection: PostgresConnection) throws -> ResourceRow? {
         let rows = try connection.query("""
             SELECT dispatch_json(n)::text AS json, n.version, n.content, n.created_by, n.parent_type, n.parent_id,
                    \(ChildSQL.visible("n", viewer)) AS visible
@@ -113,47 +105,42 @@ public struct NoteStore: Sendable {
             && row.decode("created_by", as: UUID.self) == viewer.userID
             && row.decode("parent_type", as: String.self) == note.parentType.rawValue
             && row.decode("parent_id", as: UUID.self) == note.parentID
-        guard same else { throw StoreError.idConflict }
-        return try ChildSQL.row(row)
+        guard same else { throw DomainError.childIDTaken("note") }
+        return try ResourceSQL.decodeRow(row)
     }
 
     /// Replaces the content, stamping `edited_at`/`edited_by`. Unchanged content writes nothing.
-    public func update(id: UUID, content: String?, viewer: Viewer,
-                       check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { try update(id: id, content: content, viewer: viewer, check: check, on: $0) }
+    public func update(_ viewer: Viewer, id: UUID, content: String?,
+                       check: VersionCheck = .none) throws -> ResourceRow {
+        try pool.withTransaction { try update(viewer, id: id, content: content, check: check, on: $0) }
     }
 
     /// The same inside the caller's transaction (sync push).
-    public func update(id: UUID, content: String?, viewer: Viewer, check: VersionCheck,
-                       on connection: PostgresConnection) throws -> ChildRow {
+    public func update(_ viewer: Viewer, id: UUID, content: String?, check: VersionCheck,
+                       on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-        guard !current.deleted else { throw StoreError.rowDeleted }
-        guard !current.parentDeleted else { throw StoreError.parentDeleted }
+        guard !current.deleted else { throw DomainError.childDeleted("note") }
+        guard !current.parentDeleted else { throw DomainError.parentDeleted("note") }
         guard let content, content != current.content else { return current.row }
         let rows = try connection.query("""
             UPDATE notes n SET content = \(content), edited_at = now(), edited_by = \(viewer.userID)
             WHERE n.id = \(id)
             RETURNING dispatch_json(n)::text AS json, n.version
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
-        return try ChildSQL.row(row)
+        guard let row = rows.first else { throw DomainError.notFound("note") }
+        return try ResourceSQL.decodeRow(row)
     }
 
     /// Soft-deletes (sets `deleted_at`) so syncing clients receive the tombstone. Deleting a
-    /// deleted note changes nothing and returns it; notes of a deleted parent can still be deleted.
-    public func delete(id: UUID, viewer: Viewer, check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { try delete(id: id, viewer: viewer, check: check, on: $0) }
-    }
-
     /// The same inside the caller's transaction (sync push).
-    public func delete(id: UUID, viewer: Viewer, check: VersionCheck, on connection: PostgresConnection) throws -> ChildRow {
+    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
         guard !current.deleted else { return current.row }
         return try ChildSQL.softDelete(table: "notes", id: id, on: connection)
     }
 
     private struct Locked {
-        var row: ChildRow
+        var row: ResourceRow
         var content: String
         var deleted: Bool
         var parentDeleted: Bool
@@ -171,14 +158,14 @@ public struct NoteStore: Sendable {
             WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
             FOR UPDATE OF n
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
-        let current = try ChildSQL.row(row)
+        guard let row = rows.first else { throw DomainError.notFound("note") }
+        let current = try ResourceSQL.decodeRow(row)
         guard ChildRules.mayChangeNote(authorID: try row.decode("created_by"), callerID: viewer.userID,
                                        callerIsAdmin: viewer.isAdmin) else {
-            throw StoreError.forbidden
+            throw DomainError.forbidden(Self.forbidden)
         }
         if !check.allows(version: current.version) {
-            throw StoreError.versionMismatch(current: current)
+            throw DomainError.preconditionFailed(currentVersion: current.version)
         }
         return Locked(row: current, content: try row.decode("content"), deleted: try row.decode("deleted"),
                       parentDeleted: try row.decode("parent_deleted"))

@@ -12,8 +12,14 @@ public struct KeysetPosition: Sendable, Equatable {
     }
 }
 
-/// One page of a list: JSON rows, and where the next page starts (nil: this is the last).
+/// One page of a list (of any resource, or a parent's notes or subtasks): JSON rows, and
+/// where the next page starts (nil: this is the last).
 public struct ResourcePage: Sendable, Equatable {
     public var rows: [String]
     public var next: KeysetPosition?
+
+    public init(rows: [String], next: KeysetPosition?) {
+        self.rows = rows
+        self.next = next
+    }
 }

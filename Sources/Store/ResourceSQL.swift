@@ -49,7 +49,7 @@ enum ResourceSQL {
     static func checkUsers(_ references: [(field: String, id: UUID)], on connection: PostgresConnection) throws -> [FieldError] {
         let active = try activeUsers(references.map(\.id), on: connection)
         return references.filter { !active.contains($0.id) }.map {
-            FieldError(field: $0.field, code: "unknown_user", message: "Must be the id of an active user.")
+            FieldError(field: $0.field, code: .unknownUser, message: "Must be the id of an active user.")
         }
     }
 
@@ -60,7 +60,7 @@ enum ResourceSQL {
             SELECT 1 FROM listings l WHERE l.id = \(listingID) AND l.deleted_at IS NULL AND \(Visibility.listing("l", viewer))
             """)
         guard rows.isEmpty else { return nil }
-        return FieldError(field: "listing_id", code: "unknown_listing", message: "Must be the id of a listing you can see.")
+        return FieldError(field: "listing_id", code: .unknownListing, message: "Must be the id of a listing you can see.")
     }
 
     /// The history row of a status change, in the transaction of the write that made it.

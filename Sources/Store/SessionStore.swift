@@ -28,7 +28,7 @@ public struct SessionStore: Sendable {
             VALUES (\(userID), \(refreshTokenHash), \(expiresAt), \(userAgent as String?), \(clientAddress as String?))
             RETURNING id
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
+        guard let row = rows.first else { throw DomainError.internalError }
         return try row.decode("id")
     }
 

@@ -7,8 +7,13 @@ import Postgres
 ///
 /// Order is (position, id). Positions are the client's: the server never renumbers siblings,
 /// so reordering is one PATCH of the moved row's position, and ties fall back to id order.
-public struct SubtaskStore: Sendable {
-    let pool: PostgresPool
+public struct SubtaskStore: ResourceStore {
+    public let pool: PostgresPool
+    /// Why a caller who sees the row may still not change it (403).
+    static let forbidden = "Only someone who may update the parent may change its subtasks."
+
+    public var resource: Resource { .subtasks }
+    public var noun: String { "subtask" }
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -47,13 +52,13 @@ public struct SubtaskStore: Sendable {
     }
 
     /// A parent's subtasks in display order. `.notFound` when the parent is not visible.
-    public func list(parentType: ParentType, parentID: UUID, viewer: Viewer, includeDeleted: Bool,
+    public func list(_ viewer: Viewer, parentType: ParentType, parentID: UUID, includeDeleted: Bool,
                      limit: Int, maxBytes: Int = ListFilter.defaultMaxBytes,
-                     after: ChildPage.Position?) throws -> ChildPage {
+                     after: KeysetPosition?) throws -> ResourcePage {
         try pool.withConnection { connection in
             guard parentType.canHaveSubtasks,
                   try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
-                throw StoreError.notFound
+                throw DomainError.notFound("subtask")
             }
             let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
             let rows = try connection.query(budget.query("""
@@ -70,38 +75,25 @@ public struct SubtaskStore: Sendable {
         }
     }
 
-    public func find(id: UUID, viewer: Viewer) throws -> ChildRow {
-        try pool.withConnection { try find(id: id, viewer: viewer, on: $0) }
-    }
-
-    public func find(id: UUID, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow {
-        let rows = try connection.query("""
-            SELECT dispatch_json(s)::text AS json, s.version FROM subtasks s
-            WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
-            """)
-        guard let row = rows.first else { throw StoreError.notFound }
-        return try ChildSQL.row(row)
-    }
-
     /// Adds a subtask. An invisible or missing parent is `.noSuchParent`; a visible parent the
     /// caller may not update is `.forbidden`. A repeated client id replays like notes do: the
     /// same parent and title (and `completed`/`position` when given) return the stored row.
-    public func create(_ subtask: NewSubtask, viewer: Viewer) throws -> ChildCreateResult {
-        try pool.withTransaction { try create(subtask, viewer: viewer, on: $0) }
+    public func create(_ viewer: Viewer, _ subtask: NewSubtask) throws -> CreateResult {
+        try pool.withTransaction { try create(viewer, subtask, on: $0) }
     }
 
     /// The same inside the caller's transaction (sync push).
-    public func create(_ subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ChildCreateResult {
+    public func create(_ viewer: Viewer, _ subtask: NewSubtask, on connection: PostgresConnection) throws -> CreateResult {
         if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
-            return ChildCreateResult(row: existing, created: false)
+            return CreateResult(row: existing, created: false)
         }
         guard subtask.parentType.canHaveSubtasks,
               let parent = try ChildSQL.parentState(subtask.parentType, id: subtask.parentID, viewer: viewer,
                                                     lock: true, on: connection) else {
-            throw StoreError.noSuchParent
+            throw DomainError.noSuchParent
         }
-        guard parent.mayUpdate else { throw StoreError.forbidden }
-        guard !parent.deleted else { throw StoreError.parentDeleted }
+        guard parent.mayUpdate else { throw DomainError.forbidden(Self.forbidden) }
+        guard !parent.deleted else { throw DomainError.parentDeleted("subtask") }
         let rows = try connection.query("""
             INSERT INTO subtasks AS s (id, title, completed, parent_type, parent_id, position)
             VALUES (coalesce(\(subtask.id), gen_random_uuid()), \(subtask.title), coalesce(\(subtask.completed), false),
@@ -113,14 +105,14 @@ public struct SubtaskStore: Sendable {
             ON CONFLICT (id) DO NOTHING
             RETURNING dispatch_json(s)::text AS json, s.version
             """)
-        if let row = rows.first { return ChildCreateResult(row: try ChildSQL.row(row), created: true) }
+        if let row = rows.first { return CreateResult(row: try ResourceSQL.decodeRow(row), created: true) }
         if let id = subtask.id, let existing = try replay(id: id, of: subtask, viewer: viewer, on: connection) {
-            return ChildCreateResult(row: existing, created: false)
+            return CreateResult(row: existing, created: false)
         }
-        throw StoreError.idConflict
+        throw DomainError.childIDTaken("subtask")
     }
 
-    private func replay(id: UUID, of subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ChildRow? {
+    private func replay(id: UUID, of subtask: NewSubtask, viewer: Viewer, on connection: PostgresConnection) throws -> ResourceRow? {
         let rows = try connection.query("""
             SELECT dispatch_json(s)::text AS json, s.version, s.title, s.completed, s.position, s.parent_type, s.parent_id,
                    \(ChildSQL.visible("s", viewer)) AS visible
@@ -133,22 +125,22 @@ public struct SubtaskStore: Sendable {
             && row.decode("parent_id", as: UUID.self) == subtask.parentID
             && subtask.completed.map { try row.decode("completed", as: Bool.self) == $0 } ?? true
             && subtask.position.map { try row.decode("position", as: Int.self) == $0 } ?? true
-        guard same else { throw StoreError.idConflict }
-        return try ChildSQL.row(row)
+        guard same else { throw DomainError.childIDTaken("subtask") }
+        return try ResourceSQL.decodeRow(row)
     }
 
     /// Applies the given fields; a change that alters nothing writes nothing (no version bump).
-    public func update(id: UUID, changes: Changes, viewer: Viewer,
-                       check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { try update(id: id, changes: changes, viewer: viewer, check: check, on: $0) }
+    public func update(_ viewer: Viewer, id: UUID, changes: Changes,
+                       check: VersionCheck = .none) throws -> ResourceRow {
+        try pool.withTransaction { try update(viewer, id: id, changes: changes, check: check, on: $0) }
     }
 
     /// The same inside the caller's transaction (sync push).
-    public func update(id: UUID, changes: Changes, viewer: Viewer, check: VersionCheck,
-                       on connection: PostgresConnection) throws -> ChildRow {
+    public func update(_ viewer: Viewer, id: UUID, changes: Changes, check: VersionCheck,
+                       on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-        guard !current.deleted else { throw StoreError.rowDeleted }
-        guard !current.parentDeleted else { throw StoreError.parentDeleted }
+        guard !current.deleted else { throw DomainError.childDeleted("subtask") }
+        guard !current.parentDeleted else { throw DomainError.parentDeleted("subtask") }
         let rows = try connection.query("""
             UPDATE subtasks s SET title = coalesce(\(changes.title), s.title),
                                   completed = coalesce(\(changes.completed), s.completed),
@@ -160,23 +152,18 @@ public struct SubtaskStore: Sendable {
             RETURNING dispatch_json(s)::text AS json, s.version
             """)
         guard let row = rows.first else { return current.row }
-        return try ChildSQL.row(row)
-    }
-
-    /// Soft-deletes (sets `deleted_at`); deleting a deleted subtask changes nothing and returns it.
-    public func delete(id: UUID, viewer: Viewer, check: VersionCheck = .none) throws -> ChildRow {
-        try pool.withTransaction { try delete(id: id, viewer: viewer, check: check, on: $0) }
+        return try ResourceSQL.decodeRow(row)
     }
 
     /// The same inside the caller's transaction (sync push).
-    public func delete(id: UUID, viewer: Viewer, check: VersionCheck, on connection: PostgresConnection) throws -> ChildRow {
+    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
         guard !current.deleted else { return current.row }
         return try ChildSQL.softDelete(table: "subtasks", id: id, on: connection)
     }
 
     private struct Locked {
-        var row: ChildRow
+        var row: ResourceRow
         var deleted: Bool
         var parentDeleted: Bool
     }
@@ -191,11 +178,11 @@ public struct SubtaskStore: Sendable {
             WHERE s.id = \(id) AND \(ChildSQL.visible("s", viewer))
             FOR UPDATE OF s
             """)
-        guard let row = rows.first else { throw StoreError.notFound }
-        let current = try ChildSQL.row(row)
-        guard try row.decode("may_update", as: Bool.self) else { throw StoreError.forbidden }
+        guard let row = rows.first else { throw DomainError.notFound("subtask") }
+        let current = try ResourceSQL.decodeRow(row)
+        guard try row.decode("may_update", as: Bool.self) else { throw DomainError.forbidden(Self.forbidden) }
         if !check.allows(version: current.version) {
-            throw StoreError.versionMismatch(current: current)
+            throw DomainError.preconditionFailed(currentVersion: current.version)
         }
         return Locked(row: current, deleted: try row.decode("deleted"), parentDeleted: try row.decode("parent_deleted"))
     }

@@ -1,3 +1,5 @@
+import Domain
+
 /// The feed's stages in foreign-key order: a client applying a response (or a chain of pages)
 /// top to bottom always has a row's parents before the row. `removed` comes last.
 public enum SyncStage: Int, Sendable, CaseIterable, Comparable {
@@ -18,12 +20,25 @@ public enum SyncStage: Int, Sendable, CaseIterable, Comparable {
         }
     }
 
-    /// The table read by this stage; safe to splice (fixed list).
-    var table: String {
+    /// The synced resource this stage sends (nil for `removed`): its description names the
+    /// table and the visibility rule the stage reads with.
+    public var resource: Resource? {
         switch self {
-        case .removed: "sync_access_changes"
-        default: key
+        case .users: .users
+        case .listings: .listings
+        case .tasks: .tasks
+        case .activities: .activities
+        case .notes: .notes
+        case .subtasks: .subtasks
+        case .claimEvents: .claimEvents
+        case .statusChanges: .statusChanges
+        case .removed: nil
         }
+    }
+
+    /// The table read by this stage; safe to splice (fixed identifiers).
+    var table: String {
+        resource?.description.table ?? "sync_access_changes"
     }
 
     public static func < (lhs: SyncStage, rhs: SyncStage) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Postgres
 
@@ -92,21 +93,17 @@ struct SyncStageQuery {
         return "CASE WHEN r.deactivated_at IS NOT NULL THEN 'user' END"
     }
 
+    /// The stage's resource's visibility rule (its description), except that a delta sends
+    /// every changed user: a deactivated one as a removal (`gone`).
     private func visibility(_ stage: SyncStage) -> PostgresQuery {
-        switch stage {
-        case .users:
-            return viewer.isAdmin || since != nil ? "TRUE" : "r.deactivated_at IS NULL"
-        case .listings:
-            return Visibility.listing("r", viewer)
-        case .tasks, .activities:
-            return Visibility.workItem("r", viewer)
-        case .notes, .subtasks:
-            return Visibility.child(typeColumn: "r.parent_type", idColumn: "r.parent_id", viewer)
-        case .claimEvents, .statusChanges:
-            return Visibility.child(typeColumn: "r.entity_type", idColumn: "r.entity_id", viewer)
-        case .removed:
-            return "TRUE"
-        }
+        guard let resource = stage.resource, !(stage == .users && since != nil) else { return "TRUE" }
+        return Visibility.predicate(resource.description.visibility, alias: "r", viewer)
+    }
+
+    /// The `(type, id)` parent columns of a child stage's rows, from its visibility rule.
+    private func parentColumns(_ stage: SyncStage) -> (type: String, id: String)? {
+        guard case .child(let type, let id)? = stage.resource?.description.visibility else { return nil }
+        return ("r.\(type)", "r.\(id)")
     }
 
     /// Rows below a granted entity: the entity itself and its children. A listing grant does
@@ -126,8 +123,9 @@ struct SyncStageQuery {
         case .listings: return "r.id = ANY(\(listings))"
         case .tasks: return "r.id = ANY(\(tasks))"
         case .activities: return "r.id = ANY(\(activities))"
-        case .notes, .subtasks: return children(type: "r.parent_type", id: "r.parent_id")
-        case .claimEvents, .statusChanges: return children(type: "r.entity_type", id: "r.entity_id")
+        case .notes, .subtasks, .claimEvents, .statusChanges:
+            guard let columns = parentColumns(stage) else { return "FALSE" }
+            return children(type: columns.type, id: columns.id)
         }
     }
 
@@ -169,8 +167,9 @@ struct SyncStageQuery {
                 CASE WHEN r.listing_id IS NOT NULL THEN 'listing' END AS parent_kind, r.listing_id::text AS parent_id,
                 coalesce(\(late("listings", "r.listing_id")), FALSE) AS parent_late
                 """
-        case .notes, .subtasks: return child(type: "r.parent_type", id: "r.parent_id")
-        case .claimEvents, .statusChanges: return child(type: "r.entity_type", id: "r.entity_id")
+        case .notes, .subtasks, .claimEvents, .statusChanges:
+            guard let columns = parentColumns(stage) else { return "NULL::text AS parent_kind, NULL::text AS parent_id, FALSE AS parent_late" }
+            return child(type: columns.type, id: columns.id)
         }
     }
 }

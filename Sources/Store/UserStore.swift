@@ -30,13 +30,14 @@ public struct UserStore: Sendable {
                     INSERT INTO users AS u (name, email, user_type) VALUES (\(name), \(email), \(userType.rawValue))
                     RETURNING \(unsafeSQL: UserRow.columns)
                     """)
-                guard let row = rows.first else { throw StoreError.notFound }
+                guard let row = rows.first else { throw DomainError.internalError }
                 let user = try UserRow.decode(row)
                 try connection.execute("INSERT INTO user_passwords (user_id, hash) VALUES (\(user.id), \(passwordHash))")
                 return user
             }
         } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw StoreError.emailTaken
+            throw DomainError(.conflict, .emailTaken, "A user with this email already exists.",
+                              details: ["field": .string("email")])
         }
     }
 

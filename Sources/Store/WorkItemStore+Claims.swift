@@ -30,16 +30,16 @@ extension WorkItemStore {
                 SELECT dispatch_json(t)::text AS json, t.version, t.status, t.claimed_by, t.claimed_at
                 FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
                 """)
-            guard let row = rows.first else { throw ResourceError.notFound }
+            guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
             let holder: UUID? = try row.decode("claimed_by")
             if holder == viewer.userID { return (try ResourceSQL.decodeRow(row), false) }
             let status = try row.decodeKnown("status", as: WorkItemStatus.self, table: table)
-            if !status.isClaimable { throw ResourceError.notClaimable(status) }
+            if !status.isClaimable { throw DomainError.notClaimable(kind.rawValue, status: status) }
             if let holder {
-                throw ResourceError.claimConflict(claimedBy: holder, claimedAt: try row.decode("claimed_at"))
+                throw DomainError.claimConflict(kind.rawValue, claimedBy: holder, claimedAt: try row.decode("claimed_at"))
             }
         }
-        throw ResourceError.claimConflict(claimedBy: viewer.userID, claimedAt: Date())
+        throw DomainError.claimConflict(kind.rawValue, claimedBy: viewer.userID, claimedAt: Date())
     }
 
     /// Releases the claim (claimer or admin); `changed: false` when the item was not claimed.
@@ -53,16 +53,16 @@ extension WorkItemStore {
             SELECT t.claimed_by FROM \(unsafeSQL: table) t
             WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer)) FOR UPDATE OF t
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         guard let holder: UUID = try row.decode("claimed_by") else { return (try get(connection, id), false) }
         guard holder == viewer.userID || viewer.isAdmin else {
-            throw ResourceError.forbidden("Only the claimer or an administrator may release this claim.")
+            throw DomainError.forbidden("Only the claimer or an administrator may release this claim.")
         }
         let updated = try connection.query("""
             UPDATE \(unsafeSQL: table) t SET claimed_by = NULL, claimed_at = NULL WHERE t.id = \(id)
             RETURNING dispatch_json(t)::text AS json, t.version
             """)
-        guard let released = updated.first else { throw ResourceError.notFound }
+        guard let released = updated.first else { throw DomainError.notFound(kind.rawValue) }
         try recordClaimEvent(connection, id: id, user: holder, action: "released", actor: viewer.userID)
         return (try ResourceSQL.decodeRow(released), true)
     }

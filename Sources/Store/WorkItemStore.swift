@@ -6,9 +6,12 @@ import Postgres
 /// carries the caller's visibility predicate; every write runs in one transaction with its
 /// status side effects (`completed_at`, `deleted_at`) and `status_changes` row. Claims are in
 /// `WorkItemStore+Claims.swift`. Used by the HTTP routes and, without HTTP, by the sync push.
-public struct WorkItemStore: Sendable {
-    let pool: PostgresPool
+public struct WorkItemStore: WritableRowStore {
+    public let pool: PostgresPool
     public let kind: WorkItemKind
+
+    public var resource: Resource { kind == .task ? .tasks : .activities }
+    public var noun: String { kind.rawValue }
 
     public init(pool: PostgresPool, kind: WorkItemKind) {
         self.pool = pool
@@ -31,82 +34,23 @@ public struct WorkItemStore: Sendable {
         }
     }
 
-    public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {
-        try pool.withConnection { try get(viewer, id: id, on: $0) }
-    }
-
-    public func get(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
-        let rows = try connection.query("""
-            SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t
-            WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
-            """)
-        guard let row = rows.first else { throw ResourceError.notFound }
-        return try ResourceSQL.decodeRow(row)
-    }
-
-    /// Creates the item (`created: true`), or returns the existing one when `id` names a
-    /// visible item whose fields equal every field sent (an idempotent replay).
-    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> (row: ResourceRow, created: Bool) {
-        try pool.withTransaction { try create(viewer, id: id, input: input, on: $0) }
-    }
-
-    /// `create` inside the caller's transaction (sync push).
-    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput,
-                       on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
-        if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
-        let rows = try connection.query("""
-            SELECT dispatch_json(t)::text AS json, t.version, \(input.sameAsRow("t", kind)) AS same
-            FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
-            """)
-        guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw ResourceError.idConflict }
-        return (try ResourceSQL.decodeRow(row), false)
-    }
-
-    /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
-    public func update(_ viewer: Viewer, id: UUID, input: WorkItemInput, replace: Bool, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try modify($0, viewer, id: id, input: input, patch: !replace, check: check) }
-    }
-
-    /// `update` inside the caller's transaction (sync push).
-    public func update(_ viewer: Viewer, id: UUID, input: WorkItemInput, replace: Bool, check: VersionCheck,
-                       on connection: PostgresConnection) throws -> ResourceRow {
-        try modify(connection, viewer, id: id, input: input, patch: !replace, check: check)
-    }
-
-    /// `PUT`: replaces the row, or creates it when no row has this id.
-    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck) throws -> (row: ResourceRow, created: Bool) {
-        try pool.withTransaction { try put(viewer, id: id, input: input, check: check, on: $0) }
-    }
-
-    /// `put` inside the caller's transaction (sync push).
-    public func put(_ viewer: Viewer, id: UUID, input: WorkItemInput, check: VersionCheck,
-                    on connection: PostgresConnection) throws -> (row: ResourceRow, created: Bool) {
-        let exists = try !connection.query("SELECT 1 FROM \(unsafeSQL: table) WHERE id = \(id)").isEmpty
-        if !exists {
-            guard check.allows(version: nil) else { throw ResourceError.preconditionFailed(currentVersion: nil) }
-            if let row = try insert(connection, viewer, id: id, input: input) { return (row, true) }
-        }
-        return (try modify(connection, viewer, id: id, input: input, patch: false, check: check), false)
-    }
-
-    /// Soft delete (declarer, listing owner, admin); deleting a deleted item returns its tombstone.
-    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck) throws -> ResourceRow {
-        try pool.withTransaction { try delete(viewer, id: id, check: check, on: $0) }
+    public func sameAsRow(_ input: WorkItemInput, _ alias: String) -> PostgresQuery {
+        input.sameAsRow(alias, kind)
     }
 
     /// `delete` inside the caller's transaction (sync push).
     public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
         guard current.mayDelete else {
-            throw ResourceError.forbidden("Only the \(kind.rawValue)'s declarer or its listing's owner may delete it.")
+            throw DomainError.forbidden("Only the \(kind.rawValue)'s declarer or its listing's owner may delete it.")
         }
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         if current.status == .deleted { return try get(connection, id) }
         let rows = try connection.query("""
             UPDATE \(unsafeSQL: table) t SET status = 'deleted', deleted_at = now(), completed_at = NULL WHERE t.id = \(id)
             RETURNING dispatch_json(t)::text AS json, t.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue, new: "deleted",
                                            by: viewer.userID, on: connection)
         return try ResourceSQL.decodeRow(row)
@@ -130,7 +74,7 @@ public struct WorkItemStore: Sendable {
             FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
             FOR UPDATE OF t
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return Locked(status: try row.decodeKnown("status", table: table),
                       version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
                       listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete"))
@@ -138,17 +82,17 @@ public struct WorkItemStore: Sendable {
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
         let rows = try connection.query("SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return try ResourceSQL.decodeRow(row)
     }
 
     /// Inserts a new item declared by the caller; nil when the id is taken.
-    func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
+    public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
         var errors = input.check(complete: true, currentClaimer: nil)
         if let listingID = input.listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         let fields = WorkItemInput.fields(kind)
         let columns = fields.map(\.rawValue).joined(separator: ", ")
         let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
@@ -165,18 +109,18 @@ public struct WorkItemStore: Sendable {
         return try ResourceSQL.decodeRow(row)
     }
 
-    func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
+    public func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
-        guard check.allows(version: current.version) else { throw ResourceError.preconditionFailed(currentVersion: current.version) }
+        guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
-        if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw ResourceError.deleted }
+        if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw DomainError.deleted(kind.rawValue) }
         var errors = input.check(complete: !patch, currentClaimer: current.claimedBy)
         if input.applies(.listingID, patch: patch), let listingID = input.listingID, listingID != current.listingID,
            let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
-        guard errors.isEmpty else { throw ResourceError.validation(errors) }
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
         var sets = WorkItemInput.fields(kind).filter { input.applies($0, patch: patch) }.map {
             "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
         }
@@ -188,7 +132,7 @@ public struct WorkItemStore: Sendable {
             UPDATE \(unsafeSQL: table) t SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE t.id = \(id)
             RETURNING dispatch_json(t)::text AS json, t.version
             """)
-        guard let row = rows.first else { throw ResourceError.notFound }
+        guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         if newStatus != current.status {
             try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue,
                                                new: newStatus.rawValue, by: viewer.userID, on: connection)

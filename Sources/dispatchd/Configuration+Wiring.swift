@@ -26,6 +26,14 @@ extension Configuration {
         return server
     }
 
+    /// The /rest/v1 delta overlap: the longest a write can take to commit (a transaction is
+    /// cut at WRITE_TRANSACTION_TIMEOUT, a single statement at DB_STATEMENT_TIMEOUT) plus the
+    /// phone-clock bound (`RestDeltaWindow` adds a second for commit latency and rounding).
+    var restDeltaWindow: RestDeltaWindow {
+        RestDeltaWindow(longestWrite: .seconds(max(writeTransactionTimeout, databaseStatementTimeout)),
+                        clockSkew: .seconds(clientClockSkew))
+    }
+
     func poolConfiguration(conninfo: String) -> PostgresPool.Configuration {
         PostgresPool.Configuration(
             connection: PostgresConnection.Configuration(

@@ -40,6 +40,12 @@ struct Configuration: Sendable {
     var http: HTTPLimits
     /// Byte budget of one /v1 list page (LIST_PAGE_MAX_BYTES; default 1 MiB).
     var listPageMaxBytes: Int
+    /// WRITE_TRANSACTION_TIMEOUT: a write transaction older than this at COMMIT is rolled back
+    /// (seconds; default 30). Bounds the /rest/v1 delta-polling overlap.
+    var writeTransactionTimeout: Double
+    /// CLIENT_CLOCK_SKEW: how far a phone's clock may run ahead of the database's and still
+    /// lose nothing in /rest/v1 delta polls (seconds; default 60).
+    var clientClockSkew: Double
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -147,7 +153,9 @@ struct Configuration: Sendable {
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             ),
             // At least 4 KiB: below that the envelope alone would not fit.
-            listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30))
+            listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30)),
+            writeTransactionTimeout: try reader.seconds("WRITE_TRANSACTION_TIMEOUT", default: 30),
+            clientClockSkew: try reader.seconds("CLIENT_CLOCK_SKEW", default: 60)
         )
     }
 }

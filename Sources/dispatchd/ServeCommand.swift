@@ -63,10 +63,13 @@ struct ServeCommand: ParsableCommand {
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
-        let application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
+        // From here on (migrations done), no write transaction commits past its time limit.
+        session.pool.limitWriteTransactions(to: .seconds(configuration.writeTransactionTimeout))
+        var application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
                                          pool: session.pool, sync: sync,
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
+        application.restDelta = configuration.restDeltaWindow
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),

@@ -78,7 +78,7 @@ enum GoTrueRoutes {
                 do {
                     // /v1's rule: current password checked (and throttled), other sessions revoked.
                     try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
-                } catch let error as HTTPError where error.code == "validation_failed" {
+                } catch let error as DomainError where error.code == .validationFailed {
                     throw HTTPError(status: .badRequest, code: "current_password_mismatch",
                                     message: "The current password is incorrect.")
                 }

@@ -25,7 +25,8 @@ public enum SupabaseFamily: String, Sendable, CaseIterable {
     func render(_ error: any Error, context: RequestContext) -> HTTPResponse? {
         switch self {
         case .auth: GoTrueErrorRenderer.response(for: error, context: context)
-        case .rest, .storage, .realtime: nil
+        case .rest: RestErrorMapping.response(for: error, context: context)
+        case .storage, .realtime: nil
         }
     }
 }

@@ -5,6 +5,13 @@ public struct FieldError: Sendable, Equatable {
     public var code: String
     public var message: String
 
+    public init(field: String, code: ErrorCode, message: String) {
+        self.field = field
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    /// For codes not yet named in `ErrorCode` (the authentication routes, owned elsewhere).
     public init(field: String, code: String, message: String) {
         self.field = field
         self.code = code
