@@ -1,0 +1,42 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// Migration 0013 applied to a database that already holds data from 0001–0012: it applies
+/// alone, and every row's JSON (dispatch_ts inside dispatch_json) is byte-identical after it.
+@Suite struct PlanCachedFunctionsUpgradeTests {
+    @Test func upgradeKeepsEveryRowsJSONByteIdentical() throws {
+        let repository = try #require(TestDatabase.repositoryMigrationsDirectory)
+        let older = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-0012-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: older) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: repository.path)
+        where name.hasSuffix(".sql") && (Int(name.prefix(4)) ?? .max) <= 12 {
+            try FileManager.default.copyItem(at: repository.appendingPathComponent(name), to: older.appendingPathComponent(name))
+        }
+        let database = try TestDatabase.create(migrations: older)
+        try database.pool.execute("""
+            WITH u AS (INSERT INTO users (name, email) VALUES ('Up', 'up@x.io') RETURNING id)
+            INSERT INTO tasks (title, declared_by, claimed_by, claimed_at, due_date)
+            SELECT 'Upgrade', id, id, '2026-12-31 23:59:59.999999Z', '2027-01-01 05:29:59.9995+05:30' FROM u
+            """)
+        try database.pool.execute("""
+            INSERT INTO claim_events (entity_type, entity_id, user_id, action, actor_id)
+            SELECT 'task', t.id, t.declared_by, 'claimed', t.declared_by FROM tasks t
+            """)
+        let everyRow = """
+            SELECT string_agg(j, E'\\n' ORDER BY j) AS rows FROM (
+                SELECT dispatch_json(u)::text AS j FROM users u UNION ALL
+                SELECT dispatch_json(t)::text FROM tasks t UNION ALL
+                SELECT dispatch_json(c)::text FROM claim_events c) r
+            """
+        let before: String = try #require(try database.pool.query(PostgresQuery(sql: everyRow)).first).decode("rows")
+        #expect(before.contains("\"claimed_at\" : \"2026-12-31T23:59:59.999Z\""))
+
+        let applied = try Migrator(directory: repository).migrate(pool: database.pool)
+        #expect(applied.map(\.version) == [13])
+        let after: String = try #require(try database.pool.query(PostgresQuery(sql: everyRow)).first).decode("rows")
+        #expect(after == before)
+    }
+}
