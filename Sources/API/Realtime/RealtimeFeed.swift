@@ -59,8 +59,9 @@ final class RealtimeFeed: @unchecked Sendable {
 
     /// Arms a subscription: from the moment this returns, every change to rows `viewer` may
     /// see that commits later reaches `sink` (in commit-chain order, at least once).
-    func register(_ viewer: Viewer, sink: @escaping Sink) throws -> UInt64 {
-        let cursor = try feed.currentCursor()
+    /// `cursor` (tests) starts from an older position instead of the current snapshot.
+    func register(_ viewer: Viewer, from cursor: SyncCursor? = nil, sink: @escaping Sink) throws -> UInt64 {
+        let cursor = try cursor ?? feed.currentCursor()
         condition.lock()
         startIfNeeded()
         let id = nextID
