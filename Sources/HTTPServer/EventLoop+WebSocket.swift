@@ -112,10 +112,11 @@ extension EventLoop {
         session.state = .closeSent(deadline: env.now + webSocketSettings.closeTimeout.nanoseconds)
     }
 
-    /// The handshake is over (or failed): flush, half-close, linger, close — the HTTP way.
+    /// The handshake is over (or failed): the handler hears it now; the connection is an
+    /// ordinary closing one from here (flush, half-close, linger, close — the HTTP way).
     private func finishWebSocket(_ record: ConnectionRecord, _ session: WebSocketSession) {
-        session.state = .finished
-        session.sender.markClosed()
+        record.webSocket = nil
+        webSocketClosed(session)
         record.machine.inputPaused = false
         record.machine.enterClosing()
     }
@@ -168,7 +169,8 @@ extension EventLoop {
         session.sender.socketPending(record.machine.pendingOutputCount)
     }
 
-    /// The connection is gone: the handler hears it once, after the messages before it.
+    /// The WebSocket is over (handshake done, failed, or the socket closed): the handler
+    /// hears it once, after the messages received before it.
     func webSocketClosed(_ session: WebSocketSession) {
         session.state = .finished
         session.sender.markClosed()

@@ -79,3 +79,35 @@ struct WebSocketServerTests {
         #expect(handler.record.withLock { $0.opened } == 0)
     }
 }
+
+@Suite("WebSocket messages")
+struct WebSocketMessageTests {
+    @Test func fragmentedTextIsEchoedAsOneMessageAndPingGetsItsPong() throws {
+        let handler = EchoWebSocketHandler()
+        try withWebSocketServer(handler) { _, port in
+            let client = try WebSocketTestClient(port: port)
+            #expect(try client.upgrade().status == 101)
+            try client.send(WebSocketTestClient.masked(.text, Array("frag".utf8), fin: false))
+            try client.send(WebSocketTestClient.masked(.ping, [0xDE, 0xAD]))
+            try client.send(WebSocketTestClient.masked(.continuation, [0xE2, 0x82], fin: false))
+            try client.send(WebSocketTestClient.masked(.continuation, [0xAC, 0x21]))
+            let pong = try client.readFrame()
+            #expect(pong.opcode == 0xA && pong.payload == [0xDE, 0xAD])
+            let echo = try client.readFrame()
+            #expect(echo.opcode == 0x1 && echo.text == "frag€!")
+        }
+        #expect(handler.record.withLock { $0.received } == ["frag€!"])
+    }
+
+    @Test func messagesReachTheHandlerInOrder() throws {
+        let handler = EchoWebSocketHandler()
+        try withWebSocketServer(handler) { _, port in
+            let client = try WebSocketTestClient(port: port)
+            #expect(try client.upgrade().status == 101)
+            var burst: [UInt8] = []
+            for index in 0..<50 { burst += WebSocketTestClient.masked(.text, Array("m\(index)".utf8)) }
+            try client.send(burst)
+            for index in 0..<50 { #expect(try client.readNonPing().text == "m\(index)") }
+        }
+    }
+}
