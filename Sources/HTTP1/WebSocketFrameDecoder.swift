@@ -179,18 +179,33 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// Unmasks payload bytes into the message or control buffer (text checked as it comes).
     private mutating func absorb(_ bytes: UnsafeRawBufferPointer) -> WebSocketFailure? {
-        let key = [maskKey.0, maskKey.1, maskKey.2, maskKey.3]
         let start = maskOffset
-        if opcode.isControl {
-            for (index, byte) in bytes.enumerated() { control.append(byte ^ key[(start + index) & 3]) }
-        } else {
-            let before = message.count
-            for (index, byte) in bytes.enumerated() { message.append(byte ^ key[(start + index) & 3]) }
-            let valid = message.withUnsafeBytes { utf8.feed(UnsafeRawBufferPointer(rebasing: $0[before...])) }
-            if !valid { return WebSocketFailure(closeCode: 1007, reason: "text is not valid UTF-8") }
-        }
         maskOffset = (start + bytes.count) & 3
-        return nil
+        if opcode.isControl {
+            Self.appendUnmasked(bytes, key: maskKey, offset: start, to: &control)
+            return nil
+        }
+        let before = message.count
+        Self.appendUnmasked(bytes, key: maskKey, offset: start, to: &message)
+        let valid = message.withUnsafeBytes { utf8.feed(UnsafeRawBufferPointer(rebasing: $0[before...])) }
+        return valid ? nil : WebSocketFailure(closeCode: 1007, reason: "text is not valid UTF-8")
+    }
+
+    /// Appends `bytes` XORed with the mask key, starting `offset` bytes into the key.
+    private static func appendUnmasked(_ bytes: UnsafeRawBufferPointer, key: (UInt8, UInt8, UInt8, UInt8),
+                                       offset: Int, to out: inout [UInt8]) {
+        let before = out.count
+        out.append(contentsOf: bytes)
+        out.withUnsafeMutableBufferPointer { buffer in
+            for index in before..<buffer.count {
+                switch (offset + index - before) & 3 {
+                case 0: buffer[index] ^= key.0
+                case 1: buffer[index] ^= key.1
+                case 2: buffer[index] ^= key.2
+                default: buffer[index] ^= key.3
+                }
+            }
+        }
     }
 
     /// The current frame's payload is complete: an event, a failure, or nil (a non-final fragment).

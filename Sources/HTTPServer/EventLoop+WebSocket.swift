@@ -106,6 +106,8 @@ extension EventLoop {
     /// Starts the close handshake: our close frame, then wait `closeTimeout` for the client's.
     func closeWebSocket(_ record: ConnectionRecord, _ session: WebSocketSession, code: WebSocketCloseCode, reason: String) {
         guard session.state == .open else { return }
+        // 1005/1006/1015 and unassigned codes must never be sent (§7.4.1): a handler bug → 1011.
+        let code = WebSocketFrameDecoder.isValidReceivedCloseCode(code.rawValue) ? code : .internalError
         session.closeCode = code
         session.sender.markClosed()
         record.machine.appendOutput(WebSocketFrameEncoder.closeFrame(code: code.rawValue, reason: reason), env: env)

@@ -1,3 +1,4 @@
+import Glibc
 import HTTP1
 @testable import HTTPServer
 import Testing
@@ -15,6 +16,12 @@ struct WebSocketCloseTests {
             #expect(client.waitForEOF())
             #expect(handler.waitUntilClosed() == [WebSocketCloseCode(rawValue: 3001)])
             #expect(server.metrics.openWebSockets == 0)
+            // The lingering socket closes once the client closes its side: nothing leaks.
+            shutdown(client.fd, Int32(SHUT_WR))
+            let deadline = ContinuousClock.now + .seconds(3)
+            while server.metrics.openConnections > 0 && ContinuousClock.now < deadline { usleepMillis(10) }
+            #expect(server.metrics.openConnections == 0)
+            #expect(server.metrics.inFlightRequests == 0)
         }
     }
 

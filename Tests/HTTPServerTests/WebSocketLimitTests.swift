@@ -1,6 +1,8 @@
 import HTTP1
 @testable import HTTPServer
+import Synchronization
 import Testing
+import Foundation
 
 @Suite("WebSocket violations and limits")
 struct WebSocketLimitTests {
@@ -84,5 +86,51 @@ struct WebSocketLimitTests {
             #expect(server.metrics.openWebSockets == 0) // over before the server's FIN went out
         }
         #expect(handler.waitUntilClosed() == [.policyViolation])
+    }
+}
+
+/// A handler that holds each message until the test opens the gate.
+final class GatedWebSocketHandler: WebSocketHandler {
+    let gate = DispatchSemaphore(value: 0)
+    let received = Atomic<Int>(0)
+    let closedCount = Atomic<Int>(0)
+
+    func opened(_ outbound: any WebSocketOutbound) {}
+    func received(text: String) {
+        gate.wait()
+        received.add(1, ordering: .relaxed)
+    }
+    func closed(code: WebSocketCloseCode?) { closedCount.add(1, ordering: .relaxed) }
+}
+
+@Suite("WebSocket inbound backpressure")
+struct WebSocketBackpressureTests {
+    @Test func aHandlerThatFallsBehindStopsTheServerReading() throws {
+        let handler = GatedWebSocketHandler()
+        var router = standardRouter()
+        router.get("/ws") { _, _ in .webSocket(handler) }
+        let configuration = testConfiguration {
+            $0.idleTimeout = .seconds(10)
+            $0.webSocket.maxMessageBytes = 64 * 1024
+            $0.webSocket.maxFramesPerSecond = 100_000
+            $0.webSocket.idleTimeout = .seconds(30)
+            $0.webSocket.pingInterval = .seconds(30)
+        }
+        let messageCount = 1024 // 16 MiB in all: far more than socket buffers and the 64 KiB pause bound
+        try withServer(configuration, router: router) { _, port in
+            let client = try WebSocketTestClient(port: port, readTimeoutSeconds: 1)
+            #expect(try client.upgrade().status == 101)
+            let message = WebSocketTestClient.masked(.text, [UInt8](repeating: 0x61, count: 16 * 1024))
+            var sent = 0
+            // The handler takes nothing: the server must stop reading, so the client's sends
+            // block (and time out after 1 s) long before all 16 MiB are out.
+            while sent < messageCount, (try? client.send(message)) != nil { sent += 1 }
+            #expect(sent < messageCount / 2, "sent \(sent) messages while the handler took none")
+            // Open the gate: everything sent is handled, and reading resumes.
+            for _ in 0..<messageCount { handler.gate.signal() }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while handler.received.load(ordering: .relaxed) < sent && ContinuousClock.now < deadline { usleepMillis(10) }
+            #expect(handler.received.load(ordering: .relaxed) >= sent)
+        }
     }
 }
