@@ -58,6 +58,8 @@ public struct APIApplication: Sendable {
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
             }
+            // Users authenticate per channel (the join's access_token), not on the upgrade.
+            if let realtime { RealtimeRoutes.register(on: &open, realtime: realtime) }
         }
         guard let auth else { return router }
         router.group(auth: .required) { api in

@@ -27,8 +27,10 @@ struct PostgresChangeSubscription: Sendable {
         guard case .string(let eventText)? = entry["event"], let event = Event(rawValue: eventText.uppercased()) else {
             throw .invalid("postgres_changes event must be one of *, INSERT, UPDATE, DELETE")
         }
-        guard case .string(let schema)? = entry["schema"], schema == Self.schema else {
-            throw .invalid("postgres_changes schema must be \"public\"")
+        // Absent means public (supabase-py leaves it out when the caller does).
+        switch entry["schema"] {
+        case nil, .null?, .string(Self.schema)?: break
+        default: throw .invalid("postgres_changes schema must be \"public\"")
         }
         var resource: Resource?
         switch entry["table"] {
@@ -58,7 +60,7 @@ struct PostgresChangeSubscription: Sendable {
         for key in ["event", "schema", "table", "filter"] {
             if let field = entry[key] { echoed.append("\(JSONText.quoted(key)):\(JSONText.encode(field))") }
         }
-        let id = Self.stableID(eventText, schema, entry["table"].map(JSONText.encode), entry["filter"].map(JSONText.encode))
+        let id = Self.stableID(eventText, entry["schema"].map(JSONText.encode), entry["table"].map(JSONText.encode), entry["filter"].map(JSONText.encode))
         self.id = id
         echo = "{" + (echoed + ["\"id\":\(id)"]).joined(separator: ",") + "}"
     }
@@ -85,6 +87,7 @@ struct PostgresChangeSubscription: Sendable {
                 hash = hash &* 16_777_619
             }
         }
-        return Int(hash & 0x07ff_ffff)
+        // Never 0: supabase-py treats a 0 id as "no id".
+        return Int(max(hash & 0x07ff_ffff, 1))
     }
 }
