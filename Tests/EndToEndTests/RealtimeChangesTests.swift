@@ -172,7 +172,9 @@ import Testing
         // Let the joins' own catch-up reads settle before counting.
         _ = try server.task(by: rita)
         for client in clients { _ = try client.next { $0.event == "postgres_changes" } }
-        Thread.sleep(forTimeInterval: 0.3)
+        // A change that is not rita's business moves every idle channel onto its snapshot.
+        _ = try server.task(by: try server.member("otto"))
+        Thread.sleep(forTimeInterval: 0.5)
         let before = service.deltaReads
         let task = try server.task(by: rita)
         for client in clients { _ = try client.change(id: task) }

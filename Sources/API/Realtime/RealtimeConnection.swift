@@ -4,9 +4,12 @@ import Synchronization
 
 /// One realtime socket: the Phoenix channel protocol over a WebSocketHandler.
 ///
-/// The transport calls in on its own thread; a join reads the database (the user row, the
-/// current snapshot), so every message is handled on this connection's serial queue, in
-/// order, off the event loop. Sending is the outbound's business (any thread).
+/// The transport calls `received` on its worker pool, one call at a time per connection and
+/// in order, where the database may be used (a join reads the user row and the current
+/// snapshot); handling inline keeps the transport's back-pressure (a slow handler stops the
+/// server reading the socket). Server-initiated closes (the token timer, a delivery that
+/// finds the token expired) go through `queue`, so they never block the thread that noticed.
+/// Sending is the outbound's business (any thread); channel state is behind locks.
 final class RealtimeConnection: WebSocketHandler, Sendable {
     let serializer: PhoenixSerializer
     let service: RealtimeService
@@ -36,20 +39,18 @@ final class RealtimeConnection: WebSocketHandler, Sendable {
     }
 
     func received(text: String) {
-        queue.async { [self] in handle(text) }
+        handle(text)
     }
 
     func closed(code: WebSocketCloseCode?) {
-        queue.async { [self] in
-            let channels = state.withLock { state in
-                state.closed = true
-                state.outbound = nil
-                defer { state.channels = [:] }
-                return Array(state.channels.values)
-            }
-            channels.forEach { release($0) }
-            service.untrack(self)
+        let channels = state.withLock { state in
+            state.closed = true
+            state.outbound = nil
+            defer { state.channels = [:] }
+            return Array(state.channels.values)
         }
+        channels.forEach { release($0) }
+        service.untrack(self)
     }
 
     // MARK: Sending

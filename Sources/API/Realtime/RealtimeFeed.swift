@@ -89,12 +89,27 @@ final class RealtimeFeed: @unchecked Sendable {
         for (id, registration) in registrations {
             let viewer = registration.viewer
             let concerned = change.map { $0.everyone || viewer.isAdmin || $0.users.contains(viewer.userID) } ?? true
-            if concerned || fresh.contains(id) { due.insert(id) }
+            if concerned || fresh.contains(id) {
+                due.insert(id)
+            } else if let change, !registration.reading, !due.contains(id) {
+                registrations[id]?.cursor = Self.advanced(registration.cursor, past: change)
+            }
         }
         fresh.removeAll()
         if let change { lastChange = change.snapshot }
         if !due.isEmpty { condition.signal() }
         condition.unlock()
+    }
+
+    /// A cursor moved to `change`'s snapshot when that is provably lossless: nothing between
+    /// `base` and `snapshot` concerns the user (the caller checked the audience), the cursor
+    /// already holds everything up to `base`, and `snapshot` holds everything the cursor does
+    /// (so nothing comes twice). Idle channels of one user thus land on the same snapshot and
+    /// share their next read, as long-poll waiters share theirs.
+    static func advanced(_ cursor: SyncCursor, past change: ChangeFanout.Change) -> SyncCursor {
+        guard cursor.position == nil, let since = cursor.since, let base = change.base,
+              since.covers(base), change.snapshot.covers(since) else { return cursor }
+        return SyncCursor(since: change.snapshot, horizon: cursor.horizon)
     }
 
     func stop() {
