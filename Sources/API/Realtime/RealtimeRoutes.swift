@@ -1,3 +1,4 @@
+import Domain
 import HTTPServer
 
 /// `GET /realtime/v1/websocket?apikey=…&vsn=1.0.0|2.0.0`: Supabase Realtime's socket.
@@ -8,9 +9,8 @@ enum RealtimeRoutes {
     static func register(on router: inout Router, realtime: RealtimeService) {
         router.get("/realtime/v1/websocket") { _, context in
             guard let connection = realtime.connection(vsn: context.query["vsn"]) else {
-                throw HTTPError(status: .badRequest, code: "unsupported_vsn",
-                                message: "This server speaks the Phoenix serializers vsn=1.0.0 and vsn=2.0.0.",
-                                hint: "Connect with vsn=2.0.0 (supabase-swift, supabase-js) or vsn=1.0.0.")
+                throw DomainError.invalidParameter(
+                    "vsn", "This server speaks the Phoenix serializers vsn=1.0.0 and vsn=2.0.0 (2.0.0: supabase-swift, supabase-js).")
             }
             return .webSocket(connection)
         }
