@@ -137,10 +137,11 @@ public enum Resource: String, Sendable, CaseIterable {
         columns: [
             id,
             ColumnDescription("title", .text, access: .writable),
-            ColumnDescription("completed", .boolean, access: .writable),
+            ColumnDescription("completed", .boolean, access: .writable, omitted: .value(.boolean(false))),
             ColumnDescription("parent_type", .enumeration(["task", "activity"]), access: .createOnly),
             ColumnDescription("parent_id", .uuid, access: .createOnly),
-            ColumnDescription("position", .integer, access: .writable),
+            // Left out on create: appended after the parent's last live subtask (SubtaskStore).
+            ColumnDescription("position", .integer, access: .writable, omitted: .keep),
             ColumnDescription("deleted_at", .timestamp, nullable: true, access: .server),
         ] + stamps,
         visibility: .child(typeColumn: "parent_type", idColumn: "parent_id"), deletion: .softDelete)
