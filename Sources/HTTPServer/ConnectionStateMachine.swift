@@ -101,7 +101,8 @@ struct ConnectionStateMachine {
     mutating func didWrite(_ count: Int) {
         outboxStart += count
         if outboxStart >= outbox.count {
-            outbox.removeAll(keepingCapacity: outbox.capacity <= 64 * 1024)
+            // Upgraded connections mostly sit idle between messages: keep nothing for them.
+            outbox.removeAll(keepingCapacity: phase != .upgraded && outbox.capacity <= 64 * 1024)
             outboxStart = 0
             writeDeadline = nil
         }
@@ -359,6 +360,10 @@ struct ConnectionStateMachine {
 
     mutating func appendOutput(_ bytes: [UInt8], env: ConnectionEnvironment) {
         if !hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
-        outbox.append(contentsOf: bytes)
+        if outbox.isEmpty && outbox.capacity < bytes.count {
+            outbox = bytes // nothing to keep: take the bytes without copying them
+        } else {
+            outbox.append(contentsOf: bytes)
+        }
     }
 }
