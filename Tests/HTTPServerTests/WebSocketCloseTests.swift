@@ -25,6 +25,21 @@ struct WebSocketCloseTests {
         }
     }
 
+    @Test func aPeerThatVanishesIsReportedWithoutACode() throws {
+        let handler = EchoWebSocketHandler()
+        try withWebSocketServer(handler) { server, port in
+            var client: WebSocketTestClient? = try WebSocketTestClient(port: port)
+            #expect(try client?.upgrade().status == 101)
+            try client?.sendText("hi")
+            #expect(try client?.readNonPing().text == "hi")
+            client = nil // TCP close, no close frame
+            #expect(handler.waitUntilClosed() == [nil])
+            let deadline = ContinuousClock.now + .seconds(3)
+            while server.metrics.openConnections > 0 && ContinuousClock.now < deadline { usleepMillis(10) }
+            #expect(server.metrics.openWebSockets == 0 && server.metrics.openConnections == 0)
+        }
+    }
+
     @Test func emptyCloseIsAnsweredEmpty() throws {
         let handler = EchoWebSocketHandler()
         try withWebSocketServer(handler) { _, port in
