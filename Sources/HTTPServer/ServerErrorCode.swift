@@ -12,4 +12,7 @@ public enum ServerErrorCode {
     public static let tooManyConnections = "too_many_connections"
     public static let shuttingDown = "shutting_down"
     public static let internalError = "internal_error"
+    /// A WebSocket upgrade request the server cannot accept (RFC 6455 §4.2.1).
+    public static let webSocketHandshakeInvalid = "websocket_handshake_invalid"
+    public static let webSocketVersionUnsupported = "websocket_version_unsupported"
 }
