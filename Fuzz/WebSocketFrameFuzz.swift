@@ -1,6 +1,6 @@
 // libFuzzer target for WebSocketFrameDecoder. Built by scripts/fuzz-websocket together with
-// the decoder's sources (Sources/HTTP1/WebSocket{FrameDecoder,FrameEncoder,UTF8Validator}.swift)
-// as one module, so no import is needed.
+// the decoder's sources (Sources/HTTP1/WebSocket{FrameDecoder,FrameEncoder,Event,
+// DecoderLimits,UTF8Validator}.swift) as one module, so no import is needed.
 //
 // The input is used two ways, chosen by its first byte: as raw client bytes, or as a list of
 // frame descriptions (flags, length, payload) that the harness encodes with a mask — raw

@@ -82,7 +82,7 @@ struct ConnectionStateMachine {
     /// A connection accepted beyond `maxConnections`: it only gets a 503 and is closed.
     static func rejecting(environment env: ConnectionEnvironment) -> ConnectionStateMachine {
         var machine = ConnectionStateMachine(environment: env)
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: "too_many_connections",
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.tooManyConnections,
                                               message: "The server is at its connection limit; retry shortly.")
         response.headers.add(name: "Retry-After", value: "1")
         machine.queueFinal(response, requestID: env.requestID(from: nil), env: env)
@@ -101,7 +101,8 @@ struct ConnectionStateMachine {
     mutating func didWrite(_ count: Int) {
         outboxStart += count
         if outboxStart >= outbox.count {
-            outbox.removeAll(keepingCapacity: outbox.capacity <= 64 * 1024)
+            // Upgraded connections mostly sit idle between messages: keep nothing for them.
+            outbox.removeAll(keepingCapacity: phase != .upgraded && outbox.capacity <= 64 * 1024)
             outboxStart = 0
             writeDeadline = nil
         }
@@ -304,7 +305,7 @@ struct ConnectionStateMachine {
 
     /// At shutdown: a parked (deferred) request gets 503 instead of waiting for its event.
     mutating func respondShuttingDown(env: ConnectionEnvironment) {
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: "shutting_down",
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.shuttingDown,
                                               message: "The server is shutting down; retry shortly.")
         response.headers.add(name: "Retry-After", value: "1")
         _ = respond(response, env: env)
@@ -322,7 +323,7 @@ struct ConnectionStateMachine {
         case .closing:
             return .closeNow
         case .readingHead, .readingBody:
-            var response = HTTPResponse.jsonError(status: .requestTimeout, code: "request_timeout",
+            var response = HTTPResponse.jsonError(status: .requestTimeout, code: ServerErrorCode.requestTimeout,
                                                   message: "The request was not received in time.")
             response.headers.add(name: "Retry-After", value: "1")
             queueFinal(response, requestID: env.requestID(from: nil), env: env)
@@ -359,6 +360,10 @@ struct ConnectionStateMachine {
 
     mutating func appendOutput(_ bytes: [UInt8], env: ConnectionEnvironment) {
         if !hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
-        outbox.append(contentsOf: bytes)
+        if outbox.isEmpty && outbox.capacity < bytes.count {
+            outbox = bytes // nothing to keep: take the bytes without copying them
+        } else {
+            outbox.append(contentsOf: bytes)
+        }
     }
 }

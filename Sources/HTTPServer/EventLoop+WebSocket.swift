@@ -24,8 +24,9 @@ extension EventLoop {
             self?.post(.webSocket(id, .resumeReading))
         }
         let session = WebSocketSession(handler: upgrade.handler, sender: sender, callbacks: callbacks,
-                                       limits: settings.decoderLimits, now: env.now)
+                                       limits: settings.decoderLimits, logger: upgrade.logger, now: env.now)
         record.webSocket = session
+        upgrade.logger.info("websocket opened", metadata: ["client_address": .string(record.remoteAddress)])
         counters.webSockets.add(1, ordering: .relaxed)
         let handler = upgrade.handler
         callbacks.enqueue { handler.opened(sender) }
@@ -180,5 +181,9 @@ extension EventLoop {
         let handler = session.handler
         let code = session.closeCode
         session.callbacks.enqueue { handler.closed(code: code) }
+        let seconds = Double((env.now - session.openedAt) / 1_000_000) / 1000
+        session.logger.info("websocket closed", metadata: [
+            "close_code": .string(code.map { String($0.rawValue) } ?? "none"), "duration_s": .stringConvertible(seconds),
+        ])
     }
 }

@@ -276,7 +276,7 @@ final class EventLoop: @unchecked Sendable {
                 reply = .response(ErrorMiddleware.render(error, context: context))
             }
             if case .webSocket(let handler) = reply {
-                switch WebSocketUpgrade.resolve(handler, request: dispatch.request) {
+                switch WebSocketUpgrade.resolve(handler, request: dispatch.request, logger: context.logger) {
                 case .success(let upgrade): return self.post(.upgrade(id, upgrade))
                 case .failure(let error): reply = .response(error.response)
                 }

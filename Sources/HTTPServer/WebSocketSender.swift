@@ -73,7 +73,4 @@ final class WebSocketSender: WebSocketOutbound {
     func markClosed() {
         state.withLock { $0.open = false }
     }
-
-    /// Bytes accepted and not yet taken by the client (tests and metrics).
-    var queuedBytes: Int { state.withLock { $0.inMailbox + $0.onSocket } }
 }

@@ -1,4 +1,5 @@
 import HTTP1
+import Logging
 
 /// One upgraded connection as the event loop sees it (loop-confined): the frame decoder, the
 /// close handshake's progress, and the timers. The socket and its output buffer stay in the
@@ -16,6 +17,8 @@ final class WebSocketSession {
     let handler: any WebSocketHandler
     let sender: WebSocketSender
     let callbacks: WebSocketCallbackQueue
+    let logger: Logger
+    let openedAt: Int64
     var decoder: WebSocketFrameDecoder
     var state = State.open
     /// The first close code sent or received: what `closed(code:)` reports.
@@ -30,11 +33,13 @@ final class WebSocketSession {
     var framesBeforeWindow = 0
 
     init(handler: any WebSocketHandler, sender: WebSocketSender, callbacks: WebSocketCallbackQueue,
-         limits: WebSocketDecoderLimits, now: Int64) {
+         limits: WebSocketDecoderLimits, logger: Logger, now: Int64) {
         self.handler = handler
         self.sender = sender
         self.callbacks = callbacks
         decoder = WebSocketFrameDecoder(limits: limits)
+        self.logger = logger
+        openedAt = now
         lastInputAt = now
         lastMessageAt = now
         windowStart = now

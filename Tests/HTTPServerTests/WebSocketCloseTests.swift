@@ -25,6 +25,44 @@ struct WebSocketCloseTests {
         }
     }
 
+    @Test func aPeerThatVanishesIsReportedWithoutACode() throws {
+        let handler = EchoWebSocketHandler()
+        try withWebSocketServer(handler) { server, port in
+            var client: WebSocketTestClient? = try WebSocketTestClient(port: port)
+            #expect(try client?.upgrade().status == 101)
+            try client?.sendText("hi")
+            #expect(try client?.readNonPing().text == "hi")
+            client = nil // TCP close, no close frame
+            #expect(handler.waitUntilClosed() == [nil])
+            let deadline = ContinuousClock.now + .seconds(3)
+            while server.metrics.openConnections > 0 && ContinuousClock.now < deadline { usleepMillis(10) }
+            #expect(server.metrics.openWebSockets == 0 && server.metrics.openConnections == 0)
+        }
+    }
+
+    @Test func openAndCloseAreLoggedWithTheUpgradeRequestsID() throws {
+        let recorder = LogRecorder()
+        let handler = EchoWebSocketHandler()
+        var router = standardRouter()
+        router.get("/ws") { _, _ in .webSocket(handler) }
+        let server = HTTPServer(configuration: testConfiguration(), responder: router, logger: recorder.logger)
+        try server.start()
+        defer {
+            server.shutdown(deadline: .milliseconds(500))
+            server.waitUntilStopped()
+        }
+        let client = try WebSocketTestClient(port: server.boundPort)
+        try client.send(Array(WebSocketTestClient.handshake(extra: "X-Request-Id: ws-req-1\r\n").utf8))
+        #expect(try client.readHead().status == 101)
+        try client.sendClose(1000)
+        #expect(try client.readNonPing().closeCode == 1000)
+        #expect(handler.waitUntilClosed() == [.normal])
+        let entries = recorder.entries.withLock { $0 }.filter { $0.message.hasPrefix("websocket") }
+        #expect(entries.map(\.message) == ["websocket opened", "websocket closed"])
+        #expect(entries.allSatisfy { $0.metadata["request_id"] == "ws-req-1" && $0.metadata["path"] == "/ws" })
+        #expect(entries.last?.metadata["close_code"] == "1000")
+    }
+
     @Test func emptyCloseIsAnsweredEmpty() throws {
         let handler = EchoWebSocketHandler()
         try withWebSocketServer(handler) { _, port in

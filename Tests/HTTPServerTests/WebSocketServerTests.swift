@@ -110,4 +110,25 @@ struct WebSocketMessageTests {
             for index in 0..<50 { #expect(try client.readNonPing().text == "m\(index)") }
         }
     }
+
+    @Test func sendsFromManyThreadsAllArriveInEachThreadsOrder() throws {
+        let handler = EchoWebSocketHandler()
+        try withWebSocketServer(handler, { $0.sendQueueBytes = 1 << 20 }) { _, port in
+            let client = try WebSocketTestClient(port: port)
+            #expect(try client.upgrade().status == 101)
+            try client.sendText("threads")
+            var next = [Int](repeating: 0, count: 8)
+            for _ in 0..<(8 * 250) {
+                let text = try client.readNonPing().text
+                let parts = text.dropFirst().split(separator: "-").compactMap { Int($0) }
+                guard parts.count == 2, (0..<8).contains(parts[0]) else {
+                    Issue.record("unexpected message \(text)")
+                    return
+                }
+                #expect(parts[1] == next[parts[0]], "thread \(parts[0]) out of order")
+                next[parts[0]] = parts[1] + 1
+            }
+            #expect(next == [Int](repeating: 250, count: 8))
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HTTPServer
 import Synchronization
@@ -32,6 +33,11 @@ final class EchoWebSocketHandler: WebSocketHandler {
         switch text {
         case "close-me":
             outbound.close(code: .normal, reason: "bye")
+        case "threads":
+            // 8 threads × 250 messages at once: `send` from any thread, each thread's order kept.
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in 0..<250 { outbound.send(text: "t\(thread)-\(index)") }
+            }
         case "flood":
             let message = String(repeating: "x", count: 1024)
             var accepted = 0
