@@ -15,10 +15,13 @@ public struct UserStore: Sendable {
         public var name: String?
         public var userType: UserType?
         public var deactivated: Bool?
-        public init(name: String? = nil, userType: UserType? = nil, deactivated: Bool? = nil) {
+        /// nil: unchanged; `.some(nil)`: no avatar. The hash must be 64 lowercase hex digits.
+        public var avatarHash: String??
+        public init(name: String? = nil, userType: UserType? = nil, deactivated: Bool? = nil, avatarHash: String?? = nil) {
             self.name = name
             self.userType = userType
             self.deactivated = deactivated
+            self.avatarHash = avatarHash
         }
     }
 
@@ -85,27 +88,32 @@ public struct UserStore: Sendable {
     /// Applies `changes`; returns the updated user and the ids of sessions revoked by a
     /// deactivation (so the caller can stop their access tokens at once). Nil when no such user.
     public func update(id: UUID, changes: Changes) throws -> (user: User, revokedSessions: [UUID])? {
-        try pool.withTransaction { connection in
-            let rows = try connection.query("""
-                UPDATE users u SET
-                    name = coalesce(\(changes.name as String?), u.name),
-                    user_type = coalesce(\(changes.userType?.rawValue as String?), u.user_type),
-                    deactivated_at = CASE
-                        WHEN \(changes.deactivated as Bool?) IS NULL THEN u.deactivated_at
-                        WHEN \(changes.deactivated as Bool?) THEN coalesce(u.deactivated_at, now())
-                        ELSE NULL END
-                WHERE u.id = \(id)
-                RETURNING \(unsafeSQL: UserRow.columns)
-                """)
-            guard let row = rows.first else { return nil }
-            let user = try UserRow.decode(row)
-            var revoked: [UUID] = []
-            if changes.deactivated == true {
-                revoked = try SessionStore.revokeAll(userID: id, except: nil, reason: .deactivated, on: connection)
-                try connection.execute("UPDATE api_keys SET revoked_at = now() WHERE user_id = \(id) AND revoked_at IS NULL")
-            }
-            return (user, revoked)
+        try pool.withTransaction { try update(id: id, changes: changes, on: $0) }
+    }
+
+    /// `update` inside the caller's transaction (`/rest/v1` writes).
+    public func update(id: UUID, changes: Changes,
+                       on connection: PostgresConnection) throws -> (user: User, revokedSessions: [UUID])? {
+        let rows = try connection.query("""
+            UPDATE users u SET
+                name = coalesce(\(changes.name as String?), u.name),
+                user_type = coalesce(\(changes.userType?.rawValue as String?), u.user_type),
+                deactivated_at = CASE
+                    WHEN \(changes.deactivated as Bool?) IS NULL THEN u.deactivated_at
+                    WHEN \(changes.deactivated as Bool?) THEN coalesce(u.deactivated_at, now())
+                    ELSE NULL END,
+                avatar_hash = CASE WHEN \(changes.avatarHash != nil) THEN \(changes.avatarHash ?? nil) ELSE u.avatar_hash END
+            WHERE u.id = \(id)
+            RETURNING \(unsafeSQL: UserRow.columns)
+            """)
+        guard let row = rows.first else { return nil }
+        let user = try UserRow.decode(row)
+        var revoked: [UUID] = []
+        if changes.deactivated == true {
+            revoked = try SessionStore.revokeAll(userID: id, except: nil, reason: .deactivated, on: connection)
+            try connection.execute("UPDATE api_keys SET revoked_at = now() WHERE user_id = \(id) AND revoked_at IS NULL")
         }
+        return (user, revoked)
     }
 
     /// Points the user at an avatar already stored by `AvatarStore` (bumps updated_at/version).

@@ -74,7 +74,7 @@ def test_a_claim_held_by_someone_else_is_a_conflict_naming_the_holder(scene):
     # Only the holder (or an admin) releases it; the loser's attempts wrote nothing.
     with pytest.raises(APIError) as not_theirs:
         scene.staff_client.rpc("release_task", {"task_id": scene.task}).execute()
-    assert not_theirs.value.code == "forbidden"
+    assert not_theirs.value.code == "42501"
     assert len(scene.claim_events(scene.task)) == 1
     row = scene.admin.table("tasks").select("claimed_by,version").eq("id", scene.task).single().execute().data
     assert row == {"claimed_by": scene.owner.id, "version": 2}
