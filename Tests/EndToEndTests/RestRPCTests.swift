@@ -30,9 +30,11 @@ import Testing
         #expect(claimed.json?["claimed_by"] as? String == world.id(.staff))
         #expect(claimed.json?["claimed_at"] is String)
         #expect(claimed.json?["version"] as? Int == before + 1)
-        // Claiming what you already hold changes nothing.
-        let again = try Self.call(world, "claim_\(kind)", ["\(kind)_id": id], as: .staff)
+        // Claiming what you already hold changes nothing; `.single()`'s Accept gets the same object.
+        let again = try Self.call(world, "claim_\(kind)", ["\(kind)_id": id], as: .staff,
+                                  headers: ["Accept": "application/vnd.pgrst.object+json"])
         #expect(again.status == 200 && again.json?["version"] as? Int == before + 1)
+        #expect(again.header("Content-Type")?.hasPrefix("application/vnd.pgrst.object+json") == true)
 
         let released = try Self.call(world, "release_\(kind)", ["\(kind)_id": id], as: .staff)
         #expect(released.status == 200, "\(Self.text(released))")
