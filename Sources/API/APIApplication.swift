@@ -78,6 +78,7 @@ public struct APIApplication: Sendable {
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             RestWriteRoutes.register(on: &api, auth: auth)
             GoTrueRoutes.register(on: &api, auth: auth)
+            RestRPCRoutes.register(on: &api, auth: auth)
         }
         return router
     }
