@@ -24,9 +24,10 @@ public struct APIApplication: Sendable {
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
 
-    /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
-    /// themselves (`JSONRequestBody.maxBytes`).
-    public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
+    /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
+    /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
+    /// `JSONRequestBody.maxBytes`).
+    public static let maxRequestBodyBytes = StorageUpload.maxRequestBytes
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
@@ -53,6 +54,7 @@ public struct APIApplication: Sendable {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
+                StorageRoutes.registerPublic(on: &open, auth: auth)
             }
         }
         guard let auth else { return router }
@@ -71,6 +73,7 @@ public struct APIApplication: Sendable {
             SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             GoTrueRoutes.register(on: &api, auth: auth)
+            StorageRoutes.register(on: &api, auth: auth)
         }
         return router
     }

@@ -15,12 +15,24 @@ public struct UserStore: Sendable {
         public var name: String?
         public var userType: UserType?
         public var deactivated: Bool?
-        public init(name: String? = nil, userType: UserType? = nil, deactivated: Bool? = nil) {
+        /// nil: unchanged; `.some(nil)`: cleared; `.some(hash)`: must name a stored image.
+        public var avatarHash: String??
+        public init(name: String? = nil, userType: UserType? = nil, deactivated: Bool? = nil, avatarHash: String?? = nil) {
             self.name = name
             self.userType = userType
             self.deactivated = deactivated
+            self.avatarHash = avatarHash
         }
     }
+
+    /// `users.avatar_hash` references `avatars` (migration 0014), whichever route writes it.
+    public static let avatarHashConstraint = "users_avatar_hash_fkey"
+
+    /// What a write of an `avatar_hash` naming no stored image answers, on every surface.
+    public static let unknownAvatar = DomainError(
+        .invalidInput, .unknownAvatar, "avatar_hash names no stored image.",
+        fields: [FieldError(field: "avatar_hash", code: .unknownAvatar, message: "No stored image has this hash; upload it first.")],
+        hint: "Upload the image (PUT /v1/me/avatar or /storage/v1/object/avatars/…), then set its SHA-256 hex.")
 
     /// Inserts a user with its password hash.
     public func create(email: String, name: String, userType: UserType, passwordHash: String) throws -> User {
@@ -85,11 +97,20 @@ public struct UserStore: Sendable {
     /// Applies `changes`; returns the updated user and the ids of sessions revoked by a
     /// deactivation (so the caller can stop their access tokens at once). Nil when no such user.
     public func update(id: UUID, changes: Changes) throws -> (user: User, revokedSessions: [UUID])? {
+        do {
+            return try updateInTransaction(id: id, changes: changes)
+        } catch let error as PostgresError where error.constraint == Self.avatarHashConstraint {
+            throw Self.unknownAvatar
+        }
+    }
+
+    private func updateInTransaction(id: UUID, changes: Changes) throws -> (user: User, revokedSessions: [UUID])? {
         try pool.withTransaction { connection in
             let rows = try connection.query("""
                 UPDATE users u SET
                     name = coalesce(\(changes.name as String?), u.name),
                     user_type = coalesce(\(changes.userType?.rawValue as String?), u.user_type),
+                    avatar_hash = CASE WHEN \(changes.avatarHash != nil) THEN \(changes.avatarHash ?? nil) ELSE u.avatar_hash END,
                     deactivated_at = CASE
                         WHEN \(changes.deactivated as Bool?) IS NULL THEN u.deactivated_at
                         WHEN \(changes.deactivated as Bool?) THEN coalesce(u.deactivated_at, now())

@@ -21,12 +21,14 @@ public enum SupabaseFamily: String, Sendable, CaseIterable {
 
     /// The family's error shape, or nil to leave the error to the server's renderer. `/auth/v1`
     /// speaks GoTrue's; the contract's `{"code","message","details","hint"}` already is
-    /// PostgREST's shape, so `/rest/v1` may use the default (or add its own renderer here).
+    /// PostgREST's shape, so `/rest/v1` may use the default (or add its own renderer here);
+    /// `/storage/v1` speaks Storage's `{"statusCode","error","message"}`.
     func render(_ error: any Error, context: RequestContext) -> HTTPResponse? {
         switch self {
         case .auth: GoTrueErrorRenderer.response(for: error, context: context)
         case .rest: RestErrorMapping.response(for: error, context: context)
-        case .storage, .realtime: nil
+        case .storage: StorageErrorRenderer.response(for: error, context: context)
+        case .realtime: nil
         }
     }
 }
