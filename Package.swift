@@ -25,7 +25,8 @@ let package = Package(
         // Pure HTTP/1.1: parser, response encoder, types. No sockets.
         .target(name: "HTTP1"),
         // Sockets, epoll event loop, connections, worker pool, router, middleware.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", "CZlib", logging]),
+        // COpenSSL: SHA-1 for the WebSocket handshake's Sec-WebSocket-Accept.
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", "CZlib", "COpenSSL", logging]),
         // libpq wrapper: connection, query, rows, errors, pool, LISTEN/NOTIFY, migrator.
         .target(name: "Postgres", dependencies: ["CLibPQ", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.

@@ -12,39 +12,46 @@ import Postgres
 /// - `HTTPError` (the server's own: 404/405 routing, parse errors): as it is;
 /// - anything else: a bug; logged, answered 500 with a generic message.
 ///
-/// Styles: `.contract` (docs/contract.md §4) is the only one today. A Supabase-compatible
-/// group (`/auth/v1`, `/rest/v1`) declares its `ErrorStyle` on its `Router.group` and adds a
-/// case to `render(_:style:)` mapping the same `DomainError` to its own shape and codes
-/// (PostgREST's Error.hs: a code per failure, one status per code).
+/// Styles, one case each in `response(for:style:context:)`: `.contract` (docs/contract.md §4)
+/// for `/v1`, the operations routes and anything unmatched; the Supabase-compatible families
+/// `.goTrue` (`/auth/v1`, `GoTrueErrorRenderer`) and `.postgREST` (`/rest/v1`,
+/// `RestErrorMapping`: PostgREST's Error.hs, a code per failure, one status per code) and
+/// `.storage` (`/storage/v1`, `StorageErrorRenderer`). A
+/// family's style is its path name (`SupabaseFamily.errorStyle`); adding a family's error
+/// shape is one case here.
 public struct APIErrorRenderer: ErrorRendering {
     public init() {}
 
     public func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        Self.httpError(for: error, style: context.route?.errorStyle ?? .contract, logger: context.logger).response
+        Self.response(for: error, style: context.route?.errorStyle ?? .contract, context: context)
     }
 
-    /// `error` as the answer of a route in `style`, logging what deserves it.
-    static func httpError(for error: any Error, style: ErrorStyle, logger: Logger) -> HTTPError {
+    /// The one function that picks an error's wire shape: by the style of the request's route
+    /// group or path family. Each shape's renderer logs what deserves it.
+    static func response(for error: any Error, style: ErrorStyle, context: RequestContext) -> HTTPResponse {
+        switch style {
+        case .goTrue: GoTrueErrorRenderer.response(for: error, context: context)
+        case .postgREST: RestErrorMapping.response(for: error, context: context)
+        case .storage: StorageErrorRenderer.response(for: error, context: context)
+        default: contractError(for: error, logger: context.logger).response
+        }
+    }
+
+    /// `error` in the contract's shape, logging what deserves it.
+    static func contractError(for error: any Error, logger: Logger) -> HTTPError {
         switch error {
         case let domain as DomainError:
-            return render(domain, style: style)
+            return contract(domain)
         case let database as PostgresError:
             let mapped = DatabaseErrorMapping.domainError(for: database)
             logger.log(level: mapped.kind == .unavailable || mapped.kind == .internalError ? .error : .debug,
                        "database error", metadata: ["error": .string(database.description), "code": .string(mapped.code.rawValue)])
-            return render(mapped, style: style)
+            return contract(mapped)
         case let http as HTTPError:
             return http
         default:
             logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return render(.internalError, style: style)
-        }
-    }
-
-    /// `error` in `style`.
-    static func render(_ error: DomainError, style: ErrorStyle) -> HTTPError {
-        switch style {
-        default: contract(error)
+            return contract(.internalError)
         }
     }
 
@@ -88,4 +95,13 @@ public struct APIErrorRenderer: ErrorRendering {
             }
         })
     }
+}
+
+extension ErrorStyle {
+    /// `/auth/v1`: GoTrue's shape and codes.
+    static let goTrue = SupabaseFamily.auth.errorStyle
+    /// `/rest/v1`: PostgREST's codes in `{"code","message","details","hint"}`.
+    static let postgREST = SupabaseFamily.rest.errorStyle
+    /// `/storage/v1`: Storage's `{"statusCode","error","message"}` (`StorageErrorRenderer`).
+    static let storage = SupabaseFamily.storage.errorStyle
 }

@@ -1,4 +1,5 @@
 import Credentials
+import Domain
 import Foundation
 import HTTP1
 import HTTPServer
@@ -58,7 +59,7 @@ public struct AuthMiddleware: Middleware {
         do {
             claims = try auth.verifiedTokens.verify(token)
         } catch .tokenExpired {
-            throw Self.unauthorized(tokenGiven: true, code: "token_expired", "The access token has expired; refresh it.")
+            throw Self.unauthorized(tokenGiven: true, code: .tokenExpired, "The access token has expired; refresh it.")
         } catch {
             throw Self.unauthorized(tokenGiven: true, "The access token is invalid.")
         }
@@ -66,7 +67,7 @@ public struct AuthMiddleware: Middleware {
               let userID = UUID(uuidString: claims.sub), let sessionID = UUID(uuidString: claims.sid)
         else { throw Self.unauthorized(tokenGiven: true, "The access token is invalid.") }
         guard !auth.revokedSessions.contains(sessionID) else {
-            throw Self.unauthorized(tokenGiven: true, code: "session_revoked", "The session has been signed out.")
+            throw Self.unauthorized(tokenGiven: true, code: .sessionRevoked, "The session has been signed out.")
         }
         return Principal(userID: userID, sessionID: sessionID, apiKeyID: nil)
     }
@@ -82,9 +83,9 @@ public struct AuthMiddleware: Middleware {
         return String(text[first...last])
     }
 
-    static func unauthorized(tokenGiven: Bool, code: String = "unauthorized", _ message: String) -> HTTPError {
+    static func unauthorized(tokenGiven: Bool, code: ErrorCode = .unauthorized, _ message: String) -> HTTPError {
         var headers = HTTPHeaders()
         headers.set(name: "WWW-Authenticate", value: tokenGiven ? #"Bearer error="invalid_token""# : "Bearer")
-        return HTTPError(status: .unauthorized, code: code, message: message, extraHeaders: headers)
+        return HTTPError(status: .unauthorized, code: code.rawValue, message: message, extraHeaders: headers)
     }
 }

@@ -48,7 +48,7 @@ extension AuthRoutes {
     }
 
     static func rateLimited(_ wait: Int, _ message: String) -> HTTPError {
-        HTTPError(status: .tooManyRequests, code: "rate_limited", message: "\(message) Try again in \(wait) seconds.",
+        HTTPError(status: .tooManyRequests, code: ErrorCode.rateLimited.rawValue, message: "\(message) Try again in \(wait) seconds.",
                   extraHeaders: ["Retry-After": String(wait)])
     }
 
@@ -82,7 +82,7 @@ extension AuthRoutes {
         guard let user = found?.user, matches, user.isActive else {
             auth.recordLoginFailure()
             try auth.throttle.record(email: email, clientAddress: address, succeeded: false)
-            throw HTTPError(status: .unauthorized, code: "invalid_credentials", message: "The email or password is incorrect.",
+            throw HTTPError(status: .unauthorized, code: ErrorCode.invalidCredentials.rawValue, message: "The email or password is incorrect.",
                             extraHeaders: bearerChallenge)
         }
         try auth.throttle.record(email: email, clientAddress: address, succeeded: true)
@@ -109,7 +109,7 @@ extension AuthRoutes {
         }
         guard let stored = try auth.users.passwordHash(userID: user.id), auth.hasher.verify(current, against: stored) else {
             try auth.throttle.record(email: user.email, clientAddress: context.clientAddress, succeeded: false)
-            throw JSONRequestBody.validationFailed([FieldError(field: "current_password", code: "incorrect",
+            throw JSONRequestBody.validationFailed([FieldError(field: "current_password", code: .incorrect,
                                                                message: "Does not match the current password.")])
         }
         try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password))

@@ -18,7 +18,7 @@ enum AuthRoutes {
             var body = try JSONRequestBody(request, allowed: ["refresh_token"], ignored: [])
             let token = body.string("refresh_token", required: true)
             try body.finish()
-            let invalid = HTTPError(status: .unauthorized, code: "invalid_refresh_token",
+            let invalid = HTTPError(status: .unauthorized, code: ErrorCode.invalidRefreshToken.rawValue,
                                     message: "The refresh token is invalid, expired or revoked; sign in again.",
                                     extraHeaders: bearerChallenge)
             // A retry within the grace window answers with the session's current token
@@ -37,7 +37,7 @@ enum AuthRoutes {
         router.post("/v1/auth/logout") { _, context in
             let principal = try AuthService.principal(context)
             guard let sessionID = principal.sessionID else {
-                throw HTTPError.badRequest(code: "not_a_session",
+                throw HTTPError.badRequest(code: ErrorCode.notASession.rawValue,
                                            "API keys are not sessions; revoke a key with DELETE /v1/api-keys/{id}.")
             }
             try auth.sessions.revoke(sessionID: sessionID, reason: .logout)

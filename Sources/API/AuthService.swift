@@ -111,7 +111,7 @@ public final class AuthService: Sendable {
     func requireAdmin(_ context: RequestContext) throws -> User {
         let user = try currentUser(context)
         guard user.isAdmin else {
-            throw HTTPError(status: .forbidden, code: "forbidden", message: "Only administrators may do this.")
+            throw HTTPError(status: .forbidden, code: ErrorCode.forbidden.rawValue, message: "Only administrators may do this.")
         }
         return user
     }

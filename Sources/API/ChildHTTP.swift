@@ -20,14 +20,14 @@ enum ChildHTTP {
         var cursor: KeysetPosition?
     }
 
-    static func listRequest(_ context: RequestContext) throws -> ListRequest {
+    static func listRequest(_ context: RequestContext, _ resource: Resource) throws -> ListRequest {
         ListRequest(parentID: try ResourceHTTP.uuid(context), limit: try ResourceHTTP.limit(context),
-                    includeDeleted: try ResourceHTTP.flag(context, "include_deleted"), cursor: try cursor(context))
+                    includeDeleted: try ResourceHTTP.flag(context, "include_deleted"), cursor: try cursor(context, resource))
     }
 
     /// `{"items": [...], "next_cursor": ...}`.
-    static func page(_ page: ResourcePage) -> HTTPResponse {
-        ResourceHTTP.page(page.rows, nextCursor: page.next.map(encodeCursor))
+    static func page(_ page: ResourcePage, _ resource: Resource) -> HTTPResponse {
+        ResourceHTTP.page(page.rows, nextCursor: page.next.map { KeysetCursor(orderText: order(resource), position: $0).encoded() })
     }
 
     static func created(_ result: CreateResult, collection: String) -> HTTPResponse {
@@ -49,28 +49,17 @@ enum ChildHTTP {
 
     // MARK: Cursor
 
-    /// Opaque to clients: the last row's keyset as base64url JSON `{"key","id"}` (notes'
-    /// keys are `created_at` microseconds, subtasks' positions; never null).
-    struct Cursor: Codable, RangeChecked {
-        var key: Int64
-        var id: UUID
-
-        /// Both kinds of key lie in the range of timestamps the API accepts, so a key
-        /// outside it was forged.
-        var isWithinRange: Bool { Timestamp.microsecondRange.contains(key) }
+    /// A child list's one order, as its cursors name it: notes by `created_at`, subtasks by
+    /// `position` (each then by id).
+    static func order(_ resource: Resource) -> String {
+        resource == .subtasks ? "position.asc" : "created_at.asc"
     }
 
-    static func encodeCursor(_ position: KeysetPosition) -> String {
-        OpaqueToken.encode(Cursor(key: position.key ?? 0, id: position.id))
-    }
-
-    /// The request's cursor, nil without one; malformed → 400 `invalid_cursor`.
-    static func cursor(_ context: RequestContext) throws -> KeysetPosition? {
-        guard let text = context.query["cursor"] else { return nil }
-        guard text.count <= 512, let cursor = OpaqueToken.decode(Cursor.self, from: text)
-        else {
-            throw DomainError.badRequest(.invalidCursor, "The cursor is malformed; start again without it.")
-        }
-        return KeysetPosition(key: cursor.key, id: cursor.id)
+    /// The request's cursor, nil without one; malformed or made for another list → 400 `invalid_cursor`.
+    /// Both kinds of key (`created_at` microseconds, positions) lie in the range of timestamps
+    /// the API accepts, so a key outside it was forged.
+    static func cursor(_ context: RequestContext, _ resource: Resource) throws -> KeysetPosition? {
+        try KeysetCursor.position(context, orderText: order(resource), keyRange: Timestamp.microsecondRange,
+                                  keyIsNullable: false, readsChildCursors: true)
     }
 }

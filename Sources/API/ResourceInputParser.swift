@@ -22,53 +22,40 @@ enum ResourceInputParser {
     /// The fields of a listing body; call `body.finish()` afterwards. `complete` (create and
     /// replace) requires the fields without a default.
     static func listing(_ body: inout JSONRequestBody, complete: Bool) -> ListingInput {
-        var input = ListingInput()
-        func mark(_ field: ListingInput.Field, _ present: Bool) { if present { input.provided.insert(field) } }
-        let short = FieldRules.shortTextMaximum
-        if let value = body.text("address", maximum: FieldRules.titleMaximum, nullable: false, allowBlank: false) {
-            input.address = value ?? ""; mark(.address, true)
-        }
-        if let value = body.text("city", maximum: short, nullable: false) { input.city = value ?? ""; mark(.city, true) }
-        if let value = body.text("province", maximum: short, nullable: false) { input.province = value ?? ""; mark(.province, true) }
-        if let value = body.text("postal_code", maximum: short, nullable: false) { input.postalCode = value ?? ""; mark(.postalCode, true) }
-        if let value = body.text("country", maximum: short, nullable: false) { input.country = value ?? ""; mark(.country, true) }
-        if let value = body.price("price") { input.price = value; mark(.price, true) }
-        if let value = body.text("mls_number", maximum: short, nullable: true) { input.mlsNumber = value; mark(.mlsNumber, true) }
-        if let value = body.enumeration("listing_type", ListingType.self) { input.listingType = value; mark(.listingType, true) }
-        if let value = body.enumeration("status", ListingStatus.self) { input.status = value; mark(.status, true) }
-        if let value = body.uuid("owned_by", nullable: false) { input.ownedBy = value; mark(.ownedBy, true) }
-        if let value = body.uuid("assigned_staff", nullable: true) { input.assignedStaff = value; mark(.assignedStaff, true) }
-        if let value = body.enumeration("created_via", CreatedVia.self) { input.createdVia = value; mark(.createdVia, true) }
-        if let value = body.strings("source_slack_messages") { input.sourceSlackMessages = value; mark(.sourceSlackMessages, true) }
-        if complete, !body.contains("address") { body.add(required("address")) }
-        return input
+        input(&body, .listings, complete: complete)
     }
 
     /// The fields of a task or activity body; call `body.finish()` afterwards. `complete`
     /// (create and replace) requires the fields without a default.
     static func workItem(_ body: inout JSONRequestBody, kind: WorkItemKind, complete: Bool) -> WorkItemInput {
-        var input = WorkItemInput()
-        func mark(_ field: WorkItemInput.Field) { input.provided.insert(field) }
-        if let value = body.text("title", maximum: FieldRules.titleMaximum, nullable: false, allowBlank: false) {
-            input.title = value ?? ""; mark(.title)
-        }
-        if let value = body.text("description", maximum: FieldRules.descriptionMaximum, nullable: true) {
-            input.description = value; mark(.description)
-        }
-        if let value = body.dueDate("due_date") { input.dueDate = value; mark(.dueDate) }
-        if let value = body.enumeration("priority", Priority.self) { input.priority = value; mark(.priority) }
-        if let value = body.enumeration("status", WorkItemStatus.self) { input.status = value; mark(.status) }
-        if let value = body.uuid("listing_id", nullable: true) { input.listingID = value; mark(.listingID) }
-        if let value = body.enumeration("created_via", CreatedVia.self) { input.createdVia = value; mark(.createdVia) }
-        if let value = body.strings("source_slack_messages") { input.sourceSlackMessages = value; mark(.sourceSlackMessages) }
-        if kind == .activity {
-            if let value = body.enumeration("type", ActivityType.self) { input.type = value; mark(.type) }
-            if let value = body.duration("duration_seconds") { input.durationSeconds = value; mark(.durationSeconds) }
-        }
-        if let value = body.uuid("claimed_by", nullable: true) { input.claimedBy = .some(value) }
-        if complete, !body.contains("title") { body.add(required("title")) }
+        var input = input(&body, kind == .task ? .tasks : .activities, complete: complete)
+        if let value = body.columnValue(claimedBy) { input.echoed["claimed_by"] = value }
         return input
     }
+
+    /// Every client-writable column of `resource` the body carries, checked by the column's
+    /// rule; with `complete`, a `.required` column left out is reported.
+    static func input(_ body: inout JSONRequestBody, _ resource: Resource, complete: Bool) -> ResourceInput {
+        input(&body, resource.description, complete: complete)
+    }
+
+    /// The same for any description (tests drive changed copies through it).
+    static func input(_ body: inout JSONRequestBody, _ description: ResourceDescription, complete: Bool) -> ResourceInput {
+        var input = ResourceInput(description)
+        for column in input.description.updatableColumns {
+            if let value = body.columnValue(column) { input.set(column.name, value) }
+        }
+        if complete {
+            for column in input.description.updatableColumns where column.omitted == .required && !body.contains(column.name) {
+                body.add(required(column.name))
+            }
+        }
+        return input
+    }
+
+    /// `claimed_by` as a client may send it back: server-written, read only to compare.
+    private static let claimedBy = Resource.tasks.description.column("claimed_by")
+        ?? ColumnDescription("claimed_by", .uuid, nullable: true, access: .server)
 
     static func required(_ field: String) -> FieldError {
         FieldError(field: field, code: .required, message: "Is required.")

@@ -136,7 +136,7 @@ private struct Pusher {
 
     /// The error object of a result: the contract's error body, as the REST route answers it.
     static func body(_ error: DomainError) -> [UInt8] {
-        APIErrorRenderer.render(error, style: .contract).response.body
+        APIErrorRenderer.contract(error).response.body
     }
 
     static func render(mutationID: UUID?, status: String, record: [UInt8]? = nil, error: [UInt8]? = nil) -> String {

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTP1
 import HTTPServer
@@ -116,11 +117,11 @@ public final class SyncService: Sendable {
     static func httpError(for error: any Error) -> HTTPError {
         switch error {
         case SyncFeedError.invalidCursor:
-            return HTTPError(status: .badRequest, code: "invalid_cursor",
+            return HTTPError(status: .badRequest, code: ErrorCode.invalidCursor.rawValue,
                              message: "The since cursor is not one this server issued.",
                              hint: "Start over without since (a full snapshot).")
         case SyncFeedError.resyncRequired:
-            return HTTPError(status: .gone, code: "resync_required",
+            return HTTPError(status: .gone, code: ErrorCode.resyncRequired.rawValue,
                              message: "This cursor is too old to be served; its history was pruned.",
                              hint: "Drop local data and sync again without since.")
         case let error as HTTPError:

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTP1
 import HTTPServer
@@ -132,7 +133,7 @@ final class SyncWaiters: @unchecked Sendable {
         waiters = [:]
         condition.unlock()
         for waiter in leftovers.values {
-            waiter.completion.complete(with: HTTPError(status: .serviceUnavailable, code: "shutting_down",
+            waiter.completion.complete(with: HTTPError(status: .serviceUnavailable, code: ErrorCode.shuttingDown.rawValue,
                                                        message: "The server is shutting down; retry shortly.").response)
         }
     }

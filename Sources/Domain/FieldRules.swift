@@ -43,6 +43,13 @@ public enum FieldRules {
         return nil
     }
 
+    /// One of `allowed` (an enumeration column's values), exactly.
+    public static func oneOf(_ text: String, _ allowed: [String], field: String, errors: inout [FieldError]) -> String? {
+        if allowed.contains(text) { return text }
+        errors.append(FieldError(field: field, code: .invalidValue, message: "Must be one of: \(allowed.joined(separator: ", "))."))
+        return nil
+    }
+
     /// A non-negative amount with at most two decimals, up to 9999999999.99. JSON numbers
     /// arrive as binary doubles; their shortest round-trip text is what the client wrote
     /// (`19.99` stays `19.99`), so the decimal places are counted on that text.
@@ -76,8 +83,14 @@ public enum FieldRules {
 
     /// An integer ≥ 0 that fits the column (int4).
     public static func duration(_ value: Double, field: String = "duration_seconds", errors: inout [FieldError]) -> Int? {
+        wholeNumber(value, unit: "seconds", field: field, errors: &errors)
+    }
+
+    /// An integer ≥ 0 that fits an `integer` (int4) column; `unit` names it in the message.
+    public static func wholeNumber(_ value: Double, unit: String?, field: String, errors: inout [FieldError]) -> Int? {
         guard value.rounded() == value, value >= 0, value <= Double(Int32.max) else {
-            errors.append(FieldError(field: field, code: .invalidValue, message: "Must be a whole number of seconds ≥ 0."))
+            let what = unit.map { "a whole number of \($0)" } ?? "a whole number"
+            errors.append(FieldError(field: field, code: .invalidValue, message: "Must be \(what) ≥ 0."))
             return nil
         }
         return Int(value)

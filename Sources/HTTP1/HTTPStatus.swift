@@ -6,6 +6,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(code) \(reason)" }
 
     public static let `continue` = HTTPStatus(code: 100, reason: "Continue")
+    public static let switchingProtocols = HTTPStatus(code: 101, reason: "Switching Protocols")
     public static let ok = HTTPStatus(code: 200, reason: "OK")
     public static let created = HTTPStatus(code: 201, reason: "Created")
     public static let accepted = HTTPStatus(code: 202, reason: "Accepted")
@@ -26,6 +27,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let unsupportedMediaType = HTTPStatus(code: 415, reason: "Unsupported Media Type")
     public static let expectationFailed = HTTPStatus(code: 417, reason: "Expectation Failed")
     public static let unprocessableContent = HTTPStatus(code: 422, reason: "Unprocessable Content")
+    public static let upgradeRequired = HTTPStatus(code: 426, reason: "Upgrade Required")
     public static let tooManyRequests = HTTPStatus(code: 429, reason: "Too Many Requests")
     public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431, reason: "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(code: 500, reason: "Internal Server Error")

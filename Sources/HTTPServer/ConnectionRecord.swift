@@ -12,6 +12,8 @@ final class ConnectionRecord {
     /// A streamed response in progress; cancelled when the connection closes.
     var stream: ResponseBodyStream?
     var requestInFlight = false
+    /// Set once the connection is upgraded; it then never carries HTTP again.
+    var webSocket: WebSocketSession?
 
     init(id: UInt64, fd: Int32, remoteAddress: String, machine: ConnectionStateMachine, rejected: Bool) {
         self.id = id

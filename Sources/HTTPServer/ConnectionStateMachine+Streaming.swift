@@ -65,10 +65,10 @@ extension ConnectionStateMachine {
         return continueAfterResponse(keepAlive: streaming.keepAlive, env: env)
     }
 
-    /// The client took some of a stream: it is reading, so the write timeout restarts (it
-    /// bounds a stalled reader, not the length of a long body).
+    /// The client took some of a stream (or of a WebSocket's output): it is reading, so the
+    /// write timeout restarts (it bounds a stalled reader, not the length of a long body).
     mutating func streamMadeProgress(env: ConnectionEnvironment) {
-        if streaming != nil && hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
+        if (streaming != nil || phase == .upgraded) && hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
     }
 
     static func streamHeadBytes(_ response: HTTPResponse) -> [UInt8] {

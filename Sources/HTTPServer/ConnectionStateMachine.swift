@@ -18,6 +18,9 @@ struct ConnectionStateMachine {
         case awaitingResponse
         /// The last response is queued; once written the loop half-closes and lingers.
         case closing
+        /// Upgraded to WebSocket: no more HTTP; the loop decodes frames (`WebSocketSession`)
+        /// and uses this machine only for output, write timeouts and the final linger.
+        case upgraded
     }
 
     /// A request the loop should hand to the worker pool.
@@ -68,6 +71,8 @@ struct ConnectionStateMachine {
 
     /// Parsing is paused because the client is not reading its responses fast enough.
     private(set) var parsingPaused = false
+    /// Upgraded connections: the handler is behind on messages, stop reading for now.
+    var inputPaused = false
 
     init(environment env: ConnectionEnvironment) {
         parser = HTTPRequestParser(limits: env.limits)
@@ -77,7 +82,7 @@ struct ConnectionStateMachine {
     /// A connection accepted beyond `maxConnections`: it only gets a 503 and is closed.
     static func rejecting(environment env: ConnectionEnvironment) -> ConnectionStateMachine {
         var machine = ConnectionStateMachine(environment: env)
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: "too_many_connections",
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.tooManyConnections,
                                               message: "The server is at its connection limit; retry shortly.")
         response.headers.add(name: "Retry-After", value: "1")
         machine.queueFinal(response, requestID: env.requestID(from: nil), env: env)
@@ -96,7 +101,8 @@ struct ConnectionStateMachine {
     mutating func didWrite(_ count: Int) {
         outboxStart += count
         if outboxStart >= outbox.count {
-            outbox.removeAll(keepingCapacity: outbox.capacity <= 64 * 1024)
+            // Upgraded connections mostly sit idle between messages: keep nothing for them.
+            outbox.removeAll(keepingCapacity: phase != .upgraded && outbox.capacity <= 64 * 1024)
             outboxStart = 0
             writeDeadline = nil
         }
@@ -113,6 +119,7 @@ struct ConnectionStateMachine {
     /// Whether the loop should keep EPOLLIN armed.
     var wantsRead: Bool {
         if peerClosed { return false }
+        if phase == .upgraded { return !inputPaused }
         if phase == .awaitingResponse || parsingPaused { return inbox.count - inboxStart < Self.maxBufferedWhileBusy }
         return true
     }
@@ -125,8 +132,8 @@ struct ConnectionStateMachine {
     /// New bytes from the socket. Returns a request to dispatch, if one became complete.
     mutating func receive(_ bytes: UnsafeRawBufferPointer, env: ConnectionEnvironment) -> Dispatch? {
         switch phase {
-        case .closing:
-            return nil // draining: whatever the client still sends is discarded
+        case .closing, .upgraded:
+            return nil // draining: whatever the client still sends is discarded (upgraded: not HTTP)
         case .awaitingResponse:
             inbox.append(contentsOf: bytes)
             return nil
@@ -153,6 +160,7 @@ struct ConnectionStateMachine {
     /// half-close after sending its (pipelined) requests: whatever it sent in full is still
     /// answered, then the connection closes.
     mutating func receivedEOF() -> Bool {
+        if phase == .upgraded { return true } // the peer's FIN ends a WebSocket (no half-open use)
         let answerPending = (phase == .awaitingResponse && current != nil)
             || (phase == .readingHead && !requestStarted && (hasPendingOutput || inbox.count > inboxStart))
         if answerPending {
@@ -278,9 +286,26 @@ struct ConnectionStateMachine {
         return inbox.count > inboxStart ? parseInbox(env: env) : nil
     }
 
+    /// Switches to WebSocket after the in-flight request (the loop checked the handshake):
+    /// queues the 101 answer and returns the bytes the client sent after the request, which
+    /// are already WebSocket frames. HTTP parsing never resumes on this connection.
+    mutating func upgrade(accept: String, env: ConnectionEnvironment) -> [UInt8] {
+        guard phase == .awaitingResponse, let inFlight = current, streaming == nil else { return [] }
+        current = nil
+        phase = .upgraded
+        readDeadline = nil
+        let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(accept)\r\nDate: \(env.date)\r\nX-Request-Id: \(inFlight.requestID)\r\n\r\n"
+        appendOutput(Array(head.utf8), env: env)
+        let leftover = Array(inbox[inboxStart...])
+        inbox = []
+        inboxStart = 0
+        return leftover
+    }
+
     /// At shutdown: a parked (deferred) request gets 503 instead of waiting for its event.
     mutating func respondShuttingDown(env: ConnectionEnvironment) {
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: "shutting_down",
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.shuttingDown,
                                               message: "The server is shutting down; retry shortly.")
         response.headers.add(name: "Retry-After", value: "1")
         _ = respond(response, env: env)
@@ -298,12 +323,12 @@ struct ConnectionStateMachine {
         case .closing:
             return .closeNow
         case .readingHead, .readingBody:
-            var response = HTTPResponse.jsonError(status: .requestTimeout, code: "request_timeout",
+            var response = HTTPResponse.jsonError(status: .requestTimeout, code: ServerErrorCode.requestTimeout,
                                                   message: "The request was not received in time.")
             response.headers.add(name: "Retry-After", value: "1")
             queueFinal(response, requestID: env.requestID(from: nil), env: env)
             return .respondAndClose
-        case .awaitingResponse:
+        case .awaitingResponse, .upgraded:
             return .nothing
         }
     }
@@ -335,6 +360,10 @@ struct ConnectionStateMachine {
 
     mutating func appendOutput(_ bytes: [UInt8], env: ConnectionEnvironment) {
         if !hasPendingOutput { writeDeadline = env.now + env.timeouts.write }
-        outbox.append(contentsOf: bytes)
+        if outbox.isEmpty && outbox.capacity < bytes.count {
+            outbox = bytes // nothing to keep: take the bytes without copying them
+        } else {
+            outbox.append(contentsOf: bytes)
+        }
     }
 }

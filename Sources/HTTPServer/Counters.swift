@@ -7,4 +7,8 @@ final class Counters: Sendable {
     let rejected = Atomic<Int>(0)
     let requests = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
+    /// Upgraded connections currently open (also counted in `open`).
+    let webSockets = Atomic<Int>(0)
+    /// WebSocket handler callbacks queued or running; shutdown waits for them (`closed` must run).
+    let webSocketCallbacks = Atomic<Int>(0)
 }

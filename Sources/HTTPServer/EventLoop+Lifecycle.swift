@@ -42,7 +42,7 @@ extension EventLoop {
         }
         for record in Array(connections.values) {
             switch record.machine.tick(env: env) {
-            case .nothing: break
+            case .nothing: if let session = record.webSocket { tickWebSocket(record, session) }
             case .closeNow: closeConnection(record)
             case .respondAndClose: service(record)
             }
@@ -57,8 +57,9 @@ extension EventLoop {
         beginShutdown(grace: defaultGrace)
     }
 
-    /// Stop accepting, close idle connections, answer parked (deferred) requests with 503;
-    /// everything else may finish until the grace deadline.
+    /// Stop accepting, close idle connections, answer parked (deferred) requests with 503,
+    /// start the close handshake (1001) on WebSockets; everything else may finish until the
+    /// grace deadline.
     func beginShutdown(grace: Int64) {
         guard !shuttingDown else { return }
         shuttingDown = true
@@ -73,6 +74,9 @@ extension EventLoop {
                 record.deferred = nil
                 completion.cancel()
                 deliverShuttingDown(to: record)
+            } else if let session = record.webSocket {
+                closeWebSocket(record, session, code: .goingAway, reason: "server shutting down")
+                service(record)
             } else if record.machine.isIdle {
                 closeConnection(record)
             }
@@ -88,6 +92,10 @@ extension EventLoop {
         }
         record.stream?.cancel()
         record.stream = nil
+        if let session = record.webSocket {
+            record.webSocket = nil
+            webSocketClosed(session)
+        }
         if record.requestInFlight {
             record.requestInFlight = false
             counters.inFlight.subtract(1, ordering: .relaxed)
@@ -102,6 +110,12 @@ extension EventLoop {
         for case .reply(_, .deferred(let completion)) in leftovers { completion.cancel() }
         for case .reply(_, .streamed(let stream)) in leftovers { stream.cancel() }
         close(epollFD)
+        // Every opened WebSocket handler gets its `closed` call: wait (bounded) for the
+        // callbacks just queued before the workers stop taking jobs.
+        let patience = ConnectionEnvironment.monotonicNow() + 2_000_000_000
+        while counters.webSocketCallbacks.load(ordering: .relaxed) > 0 && ConnectionEnvironment.monotonicNow() < patience {
+            usleep(1000)
+        }
         workers.stop()
     }
 }

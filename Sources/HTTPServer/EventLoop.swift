@@ -26,6 +26,10 @@ final class EventLoop: @unchecked Sendable {
         case deferredResponse(UInt64, HTTPResponse)
         /// From a streamed response's producer (`EventLoop+Streaming`).
         case stream(UInt64, ResponseBodyStream.Event)
+        /// A route accepted a WebSocket upgrade and its handshake passed (`EventLoop+WebSocket`).
+        case upgrade(UInt64, WebSocketUpgrade)
+        /// From a WebSocket's sender or callback queue.
+        case webSocket(UInt64, WebSocketCommand)
         case shutdown(grace: Int64)
     }
 
@@ -56,6 +60,7 @@ final class EventLoop: @unchecked Sendable {
     let maxConnections: Int
     let defaultGrace: Int64
     let scanInterval: Int64
+    let webSocketSettings: WebSocketConfiguration
     var nextScan: Int64 = 0
     var listenerPausedUntil: Int64?
     var shuttingDown = false
@@ -77,7 +82,9 @@ final class EventLoop: @unchecked Sendable {
         self.maxConnections = configuration.maxConnections
         self.defaultGrace = configuration.shutdownGracePeriod.nanoseconds
         let c = configuration
-        let shortest = min(c.headerReadTimeout, c.bodyReadTimeout, c.idleTimeout, c.writeTimeout).nanoseconds
+        let shortest = min(c.headerReadTimeout, c.bodyReadTimeout, c.idleTimeout, c.writeTimeout,
+                           c.webSocket.shortestTimer).nanoseconds
+        webSocketSettings = c.webSocket
         scanInterval = min(max(shortest / 4, 10_000_000), 250_000_000)
         env = ConnectionEnvironment(
             timeouts: .init(header: c.headerReadTimeout.nanoseconds, body: c.bodyReadTimeout.nanoseconds,
@@ -179,6 +186,10 @@ final class EventLoop: @unchecked Sendable {
             return true
         }
         let received = recv(record.fd, buffer.baseAddress, buffer.count, 0)
+        if received > 0, let session = record.webSocket, session.isDecoding {
+            receiveWebSocket(UnsafeRawBufferPointer(rebasing: buffer[..<received]), on: record, session: session)
+            return true
+        }
         if received > 0 {
             if let dispatch = record.machine.receive(UnsafeRawBufferPointer(rebasing: buffer[..<received]), env: env) {
                 self.dispatch(dispatch, on: record)
@@ -214,6 +225,7 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         if let stream = record.stream { noteStreamProgress(record, stream) }
+        if let session = record.webSocket { noteWebSocketProgress(record, session) }
         if let next = record.machine.resumeParsingIfPossible(env: env) {
             dispatch(next, on: record)
             return service(record)
@@ -257,11 +269,17 @@ final class EventLoop: @unchecked Sendable {
                                          query: QueryParameters(parsing: dispatch.request.query),
                                          logger: logger, remoteAddress: address)
             context.route = route
-            let reply: HandlerReply
+            var reply: HandlerReply
             do {
                 reply = try chain.run(dispatch.request, context)
             } catch {
                 reply = .response(ErrorMiddleware.render(error, context: context))
+            }
+            if case .webSocket(let handler) = reply {
+                switch WebSocketUpgrade.resolve(handler, request: dispatch.request, logger: context.logger) {
+                case .success(let upgrade): return self.post(.upgrade(id, upgrade))
+                case .failure(let error): reply = .response(error.response)
+                }
             }
             // Through the mailbox even when run inline: delivering here could dispatch the next
             // pipelined request recursively, without bound.
@@ -313,6 +331,14 @@ final class EventLoop: @unchecked Sendable {
                 startStream(stream, on: record)
             case .stream(let id, let event):
                 handleStreamEvent(event, id: id)
+            case .reply(let id, .webSocket):
+                // Never posted (the dispatch job turns it into `.upgrade` or an error); defensive.
+                if let record = connections[id] { deliver(HTTPError.internalError.response, to: record) }
+            case .upgrade(let id, let upgrade):
+                guard let record = connections[id] else { continue }
+                if shuttingDown { deliverShuttingDown(to: record) } else { startWebSocket(upgrade, on: record) }
+            case .webSocket(let id, let command):
+                handleWebSocketCommand(command, id: id)
             case .deferredResponse(let id, let response):
                 if let record = connections[id] {
                     record.deferred = nil
@@ -331,12 +357,6 @@ final class EventLoop: @unchecked Sendable {
         record.machine.respondShuttingDown(env: env)
         service(record)
     }
-
-
-
-
-
-
 
     func register(_ fd: Int32, id: UInt64, events: UInt32) {
         var event = epoll_event()

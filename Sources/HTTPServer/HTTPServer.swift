@@ -128,7 +128,8 @@ public final class HTTPServer: Sendable {
                                  acceptedConnections: counters.accepted.load(ordering: .relaxed),
                                  rejectedConnections: counters.rejected.load(ordering: .relaxed),
                                  totalRequests: counters.requests.load(ordering: .relaxed),
-                                 inFlightRequests: counters.inFlight.load(ordering: .relaxed))
+                                 inFlightRequests: counters.inFlight.load(ordering: .relaxed),
+                                 openWebSockets: counters.webSockets.load(ordering: .relaxed))
     }
 }
 

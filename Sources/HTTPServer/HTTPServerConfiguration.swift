@@ -24,12 +24,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// When non-empty, a `CORSMiddleware` with these origins runs first in the chain.
     public var corsAllowedOrigins: [String]
+    /// Upgraded connections (`HandlerReply.webSocket`): limits and timers.
+    public var webSocket: WebSocketConfiguration
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPParserLimits = HTTPParserLimits(),
                 headerReadTimeout: Duration = .seconds(10), bodyReadTimeout: Duration = .seconds(30),
                 idleTimeout: Duration = .seconds(75), writeTimeout: Duration = .seconds(30),
                 maxConnections: Int = 10_000, workerCount: Int = HTTPServerConfiguration.defaultWorkerCount,
-                shutdownGracePeriod: Duration = .seconds(10), corsAllowedOrigins: [String] = []) {
+                shutdownGracePeriod: Duration = .seconds(10), corsAllowedOrigins: [String] = [],
+                webSocket: WebSocketConfiguration = WebSocketConfiguration()) {
         self.host = host
         self.port = port
         self.limits = limits
@@ -41,6 +44,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.workerCount = workerCount
         self.shutdownGracePeriod = shutdownGracePeriod
         self.corsAllowedOrigins = corsAllowedOrigins
+        self.webSocket = webSocket
     }
 
     /// Twice the core count, at least 4: handlers mostly wait on the database, not the CPU.

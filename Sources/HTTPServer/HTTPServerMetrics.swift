@@ -10,4 +10,6 @@ public struct HTTPServerMetrics: Sendable, Equatable {
     public var totalRequests: Int
     /// Requests currently with a handler or parked as deferred.
     public var inFlightRequests: Int
+    /// Upgraded (WebSocket) connections currently open; also counted in `openConnections`.
+    public var openWebSockets: Int = 0
 }

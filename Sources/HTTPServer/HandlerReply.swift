@@ -14,6 +14,11 @@ public enum HandlerReply: Sendable {
     case deferred(ResponseCompletion)
     /// A body produced while it is sent, for results too large to hold (`ResponseBodyStream`).
     case streamed(ResponseBodyStream)
+    /// Accept a WebSocket upgrade (RFC 6455): the server checks the handshake (400, or 426 for
+    /// a version other than 13, when it is not a valid one), answers 101 and from then on the
+    /// connection carries `handler`'s messages (`WebSocketHandler`). The route has already
+    /// checked authentication; the upgrade request's own middleware sees no response.
+    case webSocket(any WebSocketHandler)
 
     /// Applies `transform` to the response whenever it exists — now for `.response`, at
     /// completion time for `.deferred`. Middleware uses this to decorate both kinds alike.
@@ -27,6 +32,8 @@ public enum HandlerReply: Sendable {
         case .streamed(let stream):
             stream.addTransform(transform)
             return .streamed(stream)
+        case .webSocket:
+            return self // no HTTP response to decorate: the 101 is the transport's
         }
     }
 }

@@ -5,7 +5,9 @@
 /// A route accepts an upgrade by answering `HandlerReply.webSocket(handler)`; the transport
 /// then writes the 101 answer, calls `opened` once, `received` for each complete, valid text
 /// message, and `closed` exactly once at the end, whoever closed it. Calls to one handler are
-/// never concurrent and come in that order.
+/// never concurrent and come in that order. They run on the HTTP worker pool (so they may use
+/// the database, but should not block long). If the upgrade never happens (bad handshake,
+/// client gone, shutdown) neither `opened` nor `closed` is called.
 public protocol WebSocketHandler: AnyObject, Sendable {
     func opened(_ outbound: any WebSocketOutbound)
     /// One complete text message (fragments joined, UTF-8 already checked).

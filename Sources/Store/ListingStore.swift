@@ -22,7 +22,7 @@ public struct ListingStore: WritableRowStore {
     }
 
     public func sameAsRow(_ input: ListingInput, _ alias: String) -> PostgresQuery {
-        input.sameAsRow(alias)
+        input.sameAsRow(resource.description, alias)
     }
 
     /// `delete` inside the caller's transaction (sync push).
@@ -74,33 +74,29 @@ public struct ListingStore: WritableRowStore {
         return try ResourceSQL.decodeRow(row)
     }
 
-    /// Inserts a new listing; nil when the id is taken.
+    /// Inserts a new listing; nil when the id is taken. The rules: the owner is the caller
+    /// unless an admin names another, referenced users must be active, the entered status is
+    /// stamped and recorded in `status_changes`.
     public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: ListingInput) throws -> ResourceRow? {
         var input = input
-        let owner = input.ownedBy ?? viewer.userID
-        input.ownedBy = owner
+        let owner = input.sent["owned_by"]?.uuid ?? viewer.userID
+        input.set("owned_by", .uuid(owner))
         var errors = input.check(complete: true)
         guard owner == viewer.userID || viewer.isAdmin else {
             throw DomainError.forbidden("Only administrators may create listings owned by someone else.")
         }
         var references = [(field: "owned_by", id: owner)]
-        if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
+        if let staff = input.sent["assigned_staff"]?.uuid { references.append((field: "assigned_staff", id: staff)) }
         errors += try ResourceSQL.checkUsers(references, on: connection)
         guard errors.isEmpty else { throw DomainError.validation(errors) }
-        let fields = ListingInput.Field.allCases
-        let columns = fields.map(\.rawValue).joined(separator: ", ")
-        let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
-        let stamp = StatusRules.stampedColumn(enteringListingStatus: input.status)
-        let rows = try connection.query("""
-            INSERT INTO listings AS l (id, \(unsafeSQL: columns), activated_at, pending_at, closed_at)
-            VALUES (coalesce(\(id), gen_random_uuid()), \(values),
-                    \(unsafeSQL: stamp == "activated_at" ? "now()" : "NULL"), \(unsafeSQL: stamp == "pending_at" ? "now()" : "NULL"),
-                    \(unsafeSQL: stamp == "closed_at" ? "now()" : "NULL"))
-            ON CONFLICT (id) DO NOTHING
-            RETURNING dispatch_json(l)::text AS json, l.version, l.id
-            """)
+        let status = try Self.status(input, patch: false) ?? .draft
+        let stamp = StatusRules.stampedColumn(enteringListingStatus: status)
+        let stamps = ["activated_at", "pending_at", "closed_at"].map {
+            ServerValue(column: $0, value: stamp == $0 ? "now()" : "NULL")
+        }
+        let rows = try connection.query(ResourceWriteSQL.insert(resource.description, alias: "l", id: id, input: input, server: stamps))
         guard let row = rows.first else { return nil }
-        try ResourceSQL.recordStatusChange(entityType: "listing", id: try row.decode("id"), old: nil, new: input.status.rawValue,
+        try ResourceSQL.recordStatusChange(entityType: "listing", id: try row.decode("id"), old: nil, new: status.rawValue,
                                            by: viewer.userID, on: connection)
         return try ResourceSQL.decodeRow(row)
     }
@@ -110,46 +106,52 @@ public struct ListingStore: WritableRowStore {
         let current = try lock(connection, viewer, id: id)
         guard current.mayUpdate else { throw DomainError.forbidden("Only the listing's owner or assigned staff may change it.") }
         guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
-        let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
+        let newStatus = try Self.status(input, patch: patch) ?? current.status
         switch StatusRules.update(from: current.status, to: newStatus) {
         case .rowDeleted: throw DomainError.deleted("listing")
         case .useDelete: throw DomainError.validation([ListingInput.useDelete])
         case .allowed: break
         }
-        if !patch, !input.provided.contains(.address) {
-            throw DomainError.validation(input.check(complete: true))
+        if !patch {
+            let errors = input.check(complete: true)
+            guard errors.isEmpty else { throw DomainError.validation(errors) }
         }
         var references: [(field: String, id: UUID)] = []
         var reassigns = false
-        if let owner = input.ownedBy, owner != current.ownedBy {
+        if let owner = input.sent["owned_by"]?.uuid, owner != current.ownedBy {
             reassigns = true
             references.append((field: "owned_by", id: owner))
         }
-        if input.applies(.assignedStaff, patch: patch), input.assignedStaff != current.assignedStaff {
+        if let staff = input.value(named: "assigned_staff", patch: patch), staff.uuid != current.assignedStaff {
             reassigns = true
-            if let staff = input.assignedStaff { references.append((field: "assigned_staff", id: staff)) }
+            if let staff = staff.uuid { references.append((field: "assigned_staff", id: staff)) }
         }
         guard !reassigns || current.mayManage else {
             throw DomainError.forbidden("Only the listing's owner may change owned_by or assigned_staff.")
         }
         let errors = try ResourceSQL.checkUsers(references, on: connection)
         guard errors.isEmpty else { throw DomainError.validation(errors) }
-        var sets = ListingInput.Field.allCases.filter { input.applies($0, patch: patch) }.map {
-            "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
-        }
+        var sets = input.assignments(resource.description, patch: patch)
         if newStatus != current.status, let stamp = StatusRules.stampedColumn(enteringListingStatus: newStatus) {
             sets.append("\(unsafeSQL: stamp) = now()")
         }
         guard !sets.isEmpty else { return try get(connection, id) }
-        let rows = try connection.query("""
-            UPDATE listings l SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE l.id = \(id)
-            RETURNING dispatch_json(l)::text AS json, l.version
-            """)
+        let rows = try connection.query(ResourceWriteSQL.update(resource.description, alias: "l", id: id, sets: sets))
         guard let row = rows.first else { throw DomainError.notFound("listing") }
         if newStatus != current.status {
             try ResourceSQL.recordStatusChange(entityType: "listing", id: id, old: current.status.rawValue,
                                                new: newStatus.rawValue, by: viewer.userID, on: connection)
         }
         return try ResourceSQL.decodeRow(row)
+    }
+
+    /// The status a write stores (nil: unchanged). The parser only lets the description's
+    /// values through, so an unknown one is a caller's bug, reported rather than defaulted.
+    static func status(_ input: ListingInput, patch: Bool) throws -> ListingStatus? {
+        guard let value = input.value(named: "status", patch: patch) else { return nil }
+        guard let text = value.text, let status = ListingStatus(rawValue: text) else {
+            throw DomainError.validation([FieldError(field: "status", code: .invalidValue, message: "Is not a listing status.")])
+        }
+        return status
     }
 }

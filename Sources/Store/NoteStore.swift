@@ -3,14 +3,13 @@ import Foundation
 import Postgres
 
 /// Notes on tasks, activities and listings (contract §2): visible with their parent; anyone who
-/// sees the parent adds one; only the author (or an admin) edits or deletes it.
+/// sees the parent adds one; only the author (or an admin) edits or deletes it. Listing,
+/// creating, locking and deleting are `ChildRowStore`'s; this file holds the notes' rules.
 ///
 /// Every query carries the visibility predicate itself, so an invisible note is never read.
 /// Inputs are already validated (`ChildRules`); failures are `DomainError`s in the contract's terms (docs/contract.md §4).
-public struct NoteStore: ResourceStore {
+public struct NoteStore: ChildRowStore {
     public let pool: PostgresPool
-    /// Why a caller who sees the row may still not change it (403).
-    static let forbidden = "Only the note's author (or an admin) may change it."
 
     public var resource: Resource { .notes }
     public var noun: String { "note" }
@@ -33,81 +32,46 @@ public struct NoteStore: ResourceStore {
         }
     }
 
-    /// A parent's notes, oldest first (created_at, id). `.notFound` when the parent is not visible.
-    public func list(_ viewer: Viewer, parentType: ParentType, parentID: UUID, includeDeleted: Bool,
-                     limit: Int, maxBytes: Int = ListFilter.defaultMaxBytes,
-                     after: KeysetPosition?) throws -> ResourcePage {
-        try pool.withConnection { connection in
-            guard try ChildSQL.parentState(parentType, id: parentID, viewer: viewer, lock: false, on: connection) != nil else {
-                throw DomainError.notFound("note")
-            }
-            let budget = ByteBudgetPage(limit: limit, maxBytes: maxBytes, descending: false)
-            let rows = try connection.query(budget.query("""
-                SELECT dispatch_json(n)::text AS json, n.version, n.id,
-                       (extract(epoch FROM n.created_at) * 1000000)::int8 AS sort_key
-                FROM notes n
-                WHERE n.parent_type = \(parentType.rawValue) AND n.parent_id = \(parentID)
-                  AND (\(includeDeleted) OR n.deleted_at IS NULL)
-                  AND (\(after?.key) IS NULL
-                       OR ((extract(epoch FROM n.created_at) * 1000000)::int8, n.id) > (\(after?.key), \(after?.id)))
-                  AND \(ChildSQL.visible("n", viewer))
-                ORDER BY n.created_at, n.id
-                LIMIT \(limit + 1)
-                """))
-            return try ChildSQL.page(rows)
-        }
+    // MARK: Rules (ChildRowStore)
+
+    public func accepts(_ parentType: ParentType) -> Bool { true }
+    public var createNeedsParentUpdate: Bool { false }
+    public var forbiddenMessage: String { "Only the note's author (or an admin) may change it." }
+
+    /// Oldest first: (created_at, id); the key is `created_at` in microseconds.
+    public func sortKey(_ alias: String) -> String { "(extract(epoch FROM \(alias).created_at) * 1000000)::int8" }
+    public func orderBy(_ alias: String) -> String { "\(alias).created_at, \(alias).id" }
+
+    public func permissionColumns(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        "\(unsafeSQL: alias).content, \(unsafeSQL: alias).created_by"
     }
 
-    /// Adds a note by `viewer`. With a client id that already exists: the same note again
-    /// (same author, parent and content) is a replay and returns the stored row; anything
-    /// else is `.idConflict`. An invisible or missing parent is `.noSuchParent`.
-    public func create(_ viewer: Viewer, _ note: NewNote) throws -> CreateResult {
-        try pool.withTransaction { try create(viewer, note, on: $0) }
+    public func mayChange(_ row: PostgresRow, _ viewer: Viewer) throws -> Bool {
+        ChildRules.mayChangeNote(authorID: try row.decode("created_by"), callerID: viewer.userID, callerIsAdmin: viewer.isAdmin)
     }
 
-    /// The same inside the caller's transaction (sync push).
-    public func create(_ viewer: Viewer, _ note: NewNote, on connection: PostgresConnection) throws -> CreateResult {
-        if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
-            return CreateResult(row: existing, created: false)
-        }
-        guard let parent = try ChildSQL.parentState(note.parentType, id: note.parentID, viewer: viewer,
-                                                    lock: true, on: connection) else {
-            throw DomainError.noSuchParent
-        }
-        guard !parent.deleted else { throw DomainError.parentDeleted("note") }
-        let rows = try connection.query("""
-            INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
-            VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
-                    \(note.parentType.rawValue), \(note.parentID))
-            ON CONFLICT (id) DO NOTHING
-            RETURNING dispatch_json(n)::text AS json, n.version
-            """)
-        if let row = rows.first { return CreateResult(row: try ResourceSQL.decodeRow(row), created: true) }
-        // A concurrent create with the same id committed first: judge it like a replay.
-        if let id = note.id, let existing = try replay(id: id, of: note, viewer: viewer, on: connection) {
-            return CreateResult(row: existing, created: false)
-        }
-        throw DomainError.childIDTaken("note")
+    public func id(of note: NewNote) -> UUID? { note.id }
+    public func parent(of note: NewNote) -> (type: ParentType, id: UUID) { (note.parentType, note.parentID) }
+
+    public func insert(_ note: NewNote, _ viewer: Viewer) -> PostgresQuery {
+        """
+        INSERT INTO notes AS n (id, content, created_by, parent_type, parent_id)
+        VALUES (coalesce(\(note.id), gen_random_uuid()), \(note.content), \(viewer.userID),
+                \(note.parentType.rawValue), \(note.parentID))
+        ON CONFLICT (id) DO NOTHING
+        RETURNING dispatch_json(n)::text AS json, n.version
+        """
     }
 
-    /// The stored note with `id` if `note` replays it; nil when no row has the id; throws
-    /// `.idConflict` when the id holds something else (or a note the caller cannot see: only
-    /// the fact that the id is taken is revealed, never the row).
-    private func replay(id: UUID, of note: NewNote, viewer: Viewer, on connection: PostgresConnection) throws -> ResourceRow? {
-        let rows = try connection.query("""
-            SELECT dispatch_json(n)::text AS json, n.version, n.content, n.created_by, n.parent_type, n.parent_id,
-                   \(ChildSQL.visible("n", viewer)) AS visible
-            FROM notes n WHERE n.id = \(id)
-            """)
-        guard let row = rows.first else { return nil }
-        let same = try row.decode("visible", as: Bool.self)
-            && row.decode("content", as: String.self) == note.content
-            && row.decode("created_by", as: UUID.self) == viewer.userID
-            && row.decode("parent_type", as: String.self) == note.parentType.rawValue
-            && row.decode("parent_id", as: UUID.self) == note.parentID
-        guard same else { throw DomainError.childIDTaken("note") }
-        return try ResourceSQL.decodeRow(row)
+    /// The same note again: same author, parent and content.
+    public func sameRow(_ note: NewNote, _ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        """
+        (\(unsafeSQL: alias).content = \(note.content) AND \(unsafeSQL: alias).created_by = \(viewer.userID)
+         AND \(unsafeSQL: alias).parent_type = \(note.parentType.rawValue) AND \(unsafeSQL: alias).parent_id = \(note.parentID))
+        """
     }
+
+    // MARK: The note's own change
 
     /// Replaces the content, stamping `edited_at`/`edited_by`. Unchanged content writes nothing.
     public func update(_ viewer: Viewer, id: UUID, content: String?,
@@ -118,10 +82,8 @@ public struct NoteStore: ResourceStore {
     /// The same inside the caller's transaction (sync push).
     public func update(_ viewer: Viewer, id: UUID, content: String?, check: VersionCheck,
                        on connection: PostgresConnection) throws -> ResourceRow {
-        let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-        guard !current.deleted else { throw DomainError.childDeleted("note") }
-        guard !current.parentDeleted else { throw DomainError.parentDeleted("note") }
-        guard let content, content != current.content else { return current.row }
+        let current = try lockForEdit(id: id, viewer: viewer, check: check, on: connection)
+        guard let content, content != (try current.columns.decode("content", as: String.self)) else { return current.row }
         let rows = try connection.query("""
             UPDATE notes n SET content = \(content), edited_at = now(), edited_by = \(viewer.userID)
             WHERE n.id = \(id)
@@ -129,45 +91,5 @@ public struct NoteStore: ResourceStore {
             """)
         guard let row = rows.first else { throw DomainError.notFound("note") }
         return try ResourceSQL.decodeRow(row)
-    }
-
-    /// Soft-deletes (sets `deleted_at`) so syncing clients receive the tombstone. Deleting a
-    /// The same inside the caller's transaction (sync push).
-    public func delete(_ viewer: Viewer, id: UUID, check: VersionCheck, on connection: PostgresConnection) throws -> ResourceRow {
-        let current = try lockForChange(id: id, viewer: viewer, check: check, on: connection)
-        guard !current.deleted else { return current.row }
-        return try ChildSQL.softDelete(table: "notes", id: id, on: connection)
-    }
-
-    private struct Locked {
-        var row: ResourceRow
-        var content: String
-        var deleted: Bool
-        var parentDeleted: Bool
-    }
-
-    /// Locks a visible note for a write and applies the checks every write shares, in HTTP's
-    /// order: not visible → `.notFound`, not the author → `.forbidden`, stale version →
-    /// `.versionMismatch`.
-    private func lockForChange(id: UUID, viewer: Viewer, check: VersionCheck,
-                               on connection: PostgresConnection) throws -> Locked {
-        let rows = try connection.query("""
-            SELECT dispatch_json(n)::text AS json, n.version, n.content, n.created_by,
-                   n.deleted_at IS NOT NULL AS deleted, \(ChildSQL.parentDeleted("n")) AS parent_deleted
-            FROM notes n
-            WHERE n.id = \(id) AND \(ChildSQL.visible("n", viewer))
-            FOR UPDATE OF n
-            """)
-        guard let row = rows.first else { throw DomainError.notFound("note") }
-        let current = try ResourceSQL.decodeRow(row)
-        guard ChildRules.mayChangeNote(authorID: try row.decode("created_by"), callerID: viewer.userID,
-                                       callerIsAdmin: viewer.isAdmin) else {
-            throw DomainError.forbidden(Self.forbidden)
-        }
-        if !check.allows(version: current.version) {
-            throw DomainError.preconditionFailed(currentVersion: current.version)
-        }
-        return Locked(row: current, content: try row.decode("content"), deleted: try row.decode("deleted"),
-                      parentDeleted: try row.decode("parent_deleted"))
     }
 }

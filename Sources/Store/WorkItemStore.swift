@@ -35,7 +35,7 @@ public struct WorkItemStore: WritableRowStore {
     }
 
     public func sameAsRow(_ input: WorkItemInput, _ alias: String) -> PostgresQuery {
-        input.sameAsRow(alias, kind)
+        input.sameAsRow(resource.description, alias)
     }
 
     /// `delete` inside the caller's transaction (sync push).
@@ -86,26 +86,22 @@ public struct WorkItemStore: WritableRowStore {
         return try ResourceSQL.decodeRow(row)
     }
 
-    /// Inserts a new item declared by the caller; nil when the id is taken.
+    /// Inserts a new item declared by the caller; nil when the id is taken. The rules: its
+    /// listing must be one the caller sees, `completed_at` follows the status, and the status
+    /// is recorded in `status_changes`.
     public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
         var errors = input.check(complete: true, currentClaimer: nil)
-        if let listingID = input.listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
+        if let listingID = input.sent["listing_id"]?.uuid, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
         guard errors.isEmpty else { throw DomainError.validation(errors) }
-        let fields = WorkItemInput.fields(kind)
-        let columns = fields.map(\.rawValue).joined(separator: ", ")
-        let values = PostgresQuery.joined(fields.map { input.sqlValue($0) }, separator: ", ")
-        let rows = try connection.query("""
-            INSERT INTO \(unsafeSQL: table) AS t (id, declared_by, completed_at, \(unsafeSQL: columns))
-            VALUES (coalesce(\(id), gen_random_uuid()), \(viewer.userID),
-                    \(unsafeSQL: StatusRules.hasCompletedAt(input.status) ? "now()" : "NULL"), \(values))
-            ON CONFLICT (id) DO NOTHING
-            RETURNING dispatch_json(t)::text AS json, t.version, t.id
-            """)
+        let status = try status(input, patch: false) ?? .open
+        let server = [ServerValue(column: "declared_by", value: "\(viewer.userID)"),
+                      ServerValue(column: "completed_at", value: StatusRules.hasCompletedAt(status) ? "now()" : "NULL")]
+        let rows = try connection.query(ResourceWriteSQL.insert(resource.description, alias: "t", id: id, input: input, server: server))
         guard let row = rows.first else { return nil }
         try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: try row.decode("id"), old: nil,
-                                           new: input.status.rawValue, by: viewer.userID, on: connection)
+                                           new: status.rawValue, by: viewer.userID, on: connection)
         return try ResourceSQL.decodeRow(row)
     }
 
@@ -113,30 +109,34 @@ public struct WorkItemStore: WritableRowStore {
                 check: VersionCheck) throws -> ResourceRow {
         let current = try lock(connection, viewer, id: id)
         guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
-        let newStatus = input.applies(.status, patch: patch) ? input.status : current.status
+        let newStatus = try status(input, patch: patch) ?? current.status
         if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw DomainError.deleted(kind.rawValue) }
         var errors = input.check(complete: !patch, currentClaimer: current.claimedBy)
-        if input.applies(.listingID, patch: patch), let listingID = input.listingID, listingID != current.listingID,
+        if let listingID = input.value(named: "listing_id", patch: patch)?.uuid, listingID != current.listingID,
            let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
             errors.append(error)
         }
         guard errors.isEmpty else { throw DomainError.validation(errors) }
-        var sets = WorkItemInput.fields(kind).filter { input.applies($0, patch: patch) }.map {
-            "\(unsafeSQL: $0.rawValue) = \(input.sqlValue($0))" as PostgresQuery
-        }
+        var sets = input.assignments(resource.description, patch: patch)
         if newStatus != current.status {
             sets.append(StatusRules.hasCompletedAt(newStatus) ? "completed_at = now()" : "completed_at = NULL")
         }
         guard !sets.isEmpty else { return try get(connection, id) }
-        let rows = try connection.query("""
-            UPDATE \(unsafeSQL: table) t SET \(PostgresQuery.joined(sets, separator: ", ")) WHERE t.id = \(id)
-            RETURNING dispatch_json(t)::text AS json, t.version
-            """)
+        let rows = try connection.query(ResourceWriteSQL.update(resource.description, alias: "t", id: id, sets: sets))
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         if newStatus != current.status {
             try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue,
                                                new: newStatus.rawValue, by: viewer.userID, on: connection)
         }
         return try ResourceSQL.decodeRow(row)
+    }
+
+    /// The status a write stores (nil: unchanged); an unknown value is reported, not defaulted.
+    func status(_ input: WorkItemInput, patch: Bool) throws -> WorkItemStatus? {
+        guard let value = input.value(named: "status", patch: patch) else { return nil }
+        guard let text = value.text, let status = WorkItemStatus(rawValue: text) else {
+            throw DomainError.validation([FieldError(field: "status", code: .invalidValue, message: "Is not a \(kind.rawValue) status.")])
+        }
+        return status
     }
 }

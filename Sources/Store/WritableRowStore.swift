@@ -9,6 +9,9 @@ import Postgres
 public protocol WritableRowStore: ResourceStore {
     associatedtype Input: Sendable
 
+    /// A page of the visible rows under `filter`.
+    func list(_ viewer: Viewer, _ filter: ListFilter) throws -> ResourcePage
+
     /// Inserts a new row declared by `viewer`; nil when the id is taken.
     func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: Input) throws -> ResourceRow?
     /// Changes the visible row, locked: the fields sent (`patch`) or every field.

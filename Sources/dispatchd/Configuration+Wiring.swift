@@ -23,6 +23,7 @@ extension Configuration {
         // connections unused, and /healthz must not queue behind database waits.
         server.workerCount = http.workers ?? max(HTTPServerConfiguration.defaultWorkerCount, databasePoolSize)
         server.corsAllowedOrigins = http.corsAllowedOrigins
+        server.webSocket = webSocket.serverConfiguration
         return server
     }
 

@@ -38,6 +38,8 @@ struct Configuration: Sendable {
     /// Concurrent password hashes/verifications (KDF_CONCURRENCY; nil: half the cores, at least 1).
     var kdfConcurrency: Int?
     var http: HTTPLimits
+    /// WebSocket limits and timers (`WS_*`, Configuration+WebSocket.swift).
+    var webSocket: WebSocketLimits
     /// Byte budget of one /v1 list page (LIST_PAGE_MAX_BYTES; default 1 MiB).
     var listPageMaxBytes: Int
     /// WRITE_TRANSACTION_TIMEOUT: a write transaction older than this at COMMIT is rolled back
@@ -152,6 +154,7 @@ struct Configuration: Sendable {
                 corsAllowedOrigins: (reader.string("CORS_ALLOWED_ORIGINS") ?? "")
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             ),
+            webSocket: try WebSocketLimits.load(reader),
             // At least 4 KiB: below that the envelope alone would not fit.
             listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30)),
             writeTransactionTimeout: try reader.seconds("WRITE_TRANSACTION_TIMEOUT", default: 30),

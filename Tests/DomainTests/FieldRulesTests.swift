@@ -98,27 +98,29 @@ import Testing
 
     @Test func workItemInputRefusesClaimChangesAndDeletedStatus() {
         let holder = UUID()
-        var input = WorkItemInput()
-        input.claimedBy = .some(holder)
+        var input = WorkItemInput(.tasks)
+        input.echoed["claimed_by"] = .uuid(holder)
         #expect(input.check(complete: false, currentClaimer: holder).isEmpty)
         #expect(input.check(complete: false, currentClaimer: nil).map(\.code) == ["read_only"])
-        input.claimedBy = .some(nil)
+        input.echoed["claimed_by"] = .null
         #expect(input.check(complete: false, currentClaimer: holder).map(\.code) == ["read_only"])
-        input.claimedBy = nil
-        input.status = .deleted
-        input.provided = [.status]
+        input.echoed = [:]
+        input.set("status", .text("deleted"))
         #expect(input.check(complete: true, currentClaimer: nil).map(\.code) == ["required", "use_delete"])
     }
 
-    @Test func listingInputAppliesOwnerOnlyWhenGiven() {
-        var input = ListingInput()
-        #expect(!input.applies(.ownedBy, patch: false))
-        #expect(input.applies(.city, patch: false))
-        #expect(!input.applies(.city, patch: true))
-        input.ownedBy = UUID()
-        input.provided = [.city]
-        #expect(input.applies(.ownedBy, patch: true))
-        #expect(input.applies(.city, patch: true))
+    @Test func listingInputAppliesOwnerOnlyWhenGiven() throws {
+        var input = ListingInput(.listings)
+        let ownedBy = try #require(Resource.listings.description.column("owned_by"))
+        let city = try #require(Resource.listings.description.column("city"))
+        #expect(input.value(ownedBy, patch: false) == nil)
+        #expect(input.value(city, patch: false) == .text(""))
+        #expect(input.value(city, patch: true) == nil)
+        let owner = UUID()
+        input.set("owned_by", .uuid(owner))
+        input.set("city", .text("Halifax"))
+        #expect(input.value(ownedBy, patch: true) == .uuid(owner))
+        #expect(input.value(city, patch: true) == .text("Halifax"))
         #expect(input.check(complete: true).map(\.field) == ["address"])
     }
 

@@ -43,6 +43,30 @@ import Testing
         }
     }
 
+    /// A `PUT` stores every writable column: one it leaves out goes back to the description's
+    /// omitted value (or, for `.keep`, stays), so no column is silently kept or reset by a
+    /// hand-written list. Listings, tasks and activities: the rows `PUT` replaces.
+    @Test(arguments: [Resource.listings, .tasks, .activities])
+    func everyWritableColumnLeftOutOfAReplaceGoesBackToItsOmittedValue(resource: Resource) throws {
+        for column in resource.description.updatableColumns where base(resource)[column.name] == nil {
+            let (first, _) = try #require(values(for: column), "no test values for \(resource.rawValue).\(column.name)")
+            var body = base(resource)
+            body[column.name] = first
+            let created = try world.request("POST", "/v1/\(resource.rawValue)", as: .admin, json: body)
+            #expect(created.status == 201, "create with \(column.name): \(created.json ?? [:])")
+            let id = created.json?["id"] as? String ?? ""
+            let replaced = try world.request("PUT", "/v1/\(resource.rawValue)/\(id)", as: .admin, json: base(resource))
+            #expect(replaced.status == 200, "replace without \(column.name): \(replaced.json ?? [:])")
+            switch column.omitted {
+            case .value(.null): #expect(same(replaced.json?[column.name], NSNull()), "\(resource.rawValue).\(column.name) reset")
+            case .value(.text(let text)): #expect(same(replaced.json?[column.name], text), "\(resource.rawValue).\(column.name) reset")
+            case .value(let other): Issue.record("no JSON for the omitted value \(other) of \(column.name)")
+            case .keep: #expect(same(replaced.json?[column.name], first), "\(resource.rawValue).\(column.name) kept")
+            case .required: Issue.record("\(resource.rawValue).\(column.name) is required but not in the base body")
+            }
+        }
+    }
+
     /// The fields a create of `resource` needs besides the column under test.
     func base(_ resource: Resource) -> [String: Any] {
         switch resource {

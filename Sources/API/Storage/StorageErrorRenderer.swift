@@ -2,7 +2,8 @@ import Domain
 import HTTP1
 import HTTPServer
 
-/// The one place `/storage/v1` errors are rendered (`SupabaseFamily.render`, via the gateway):
+/// The one place `/storage/v1` errors are rendered (`APIErrorRenderer`'s `.storage` style, for
+/// the gateway and the family's routes):
 /// Supabase Storage's shape `{"statusCode": "404", "error": "not_found", "message": "…"}`, with
 /// `statusCode` a string, which is what supabase-swift's `StorageError` and storage3's
 /// `StorageApiError` decode.
@@ -13,7 +14,7 @@ import HTTPServer
 /// Storage does, HTTP 400 with `statusCode` "409" and `error` "Duplicate".
 enum StorageErrorRenderer {
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        let contract = APIErrorRenderer.httpError(for: error, style: .contract, logger: context.logger)
+        let contract = APIErrorRenderer.contractError(for: error, logger: context.logger)
         var status = contract.status
         var statusCode = String(contract.status.code)
         var name = contract.code

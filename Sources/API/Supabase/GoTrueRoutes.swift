@@ -111,7 +111,7 @@ enum GoTrueRoutes {
             do {
                 return try work()
             } catch {
-                return GoTrueErrorRenderer.response(for: error, context: context)
+                return APIErrorRenderer.response(for: error, style: .goTrue, context: context)
             }
         }
     }

@@ -19,16 +19,12 @@ public enum SupabaseFamily: String, Sendable, CaseIterable {
 
     public var prefix: String { "/\(rawValue)/v1" }
 
-    /// The family's error shape, or nil to leave the error to the server's renderer. `/auth/v1`
-    /// speaks GoTrue's; the contract's `{"code","message","details","hint"}` already is
-    /// PostgREST's shape, so `/rest/v1` may use the default (or add its own renderer here);
-    /// `/storage/v1` speaks Storage's `{"statusCode","error","message"}`.
-    func render(_ error: any Error, context: RequestContext) -> HTTPResponse? {
-        switch self {
-        case .auth: GoTrueErrorRenderer.response(for: error, context: context)
-        case .rest: RestErrorMapping.response(for: error, context: context)
-        case .storage: StorageErrorRenderer.response(for: error, context: context)
-        case .realtime: nil
-        }
+    /// The style the family's errors are rendered in: its name. `APIErrorRenderer` has a case
+    /// for each family with a shape of its own and renders the others in the contract's.
+    public var errorStyle: ErrorStyle { ErrorStyle(rawValue) }
+
+    /// The family's error answer (`APIErrorRenderer`, the one place errors become HTTP).
+    func render(_ error: any Error, context: RequestContext) -> HTTPResponse {
+        APIErrorRenderer.response(for: error, style: errorStyle, context: context)
     }
 }

@@ -41,8 +41,7 @@ public struct SupabaseGateway: Middleware {
             if bearerIsPublishableKey(request) { request.head.headers.remove(name: "Authorization") }
             return try next(request, context)
         } catch {
-            guard let response = family.render(error, context: context) else { throw error }
-            return .response(response)
+            return .response(family.render(error, context: context))
         }
     }
 

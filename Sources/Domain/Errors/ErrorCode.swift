@@ -27,6 +27,13 @@ extension ErrorCode {
     public static let validationFailed = ErrorCode(rawValue: "validation_failed")
 
     // Who may do what.
+    public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    public static let tokenExpired = ErrorCode(rawValue: "token_expired")
+    public static let sessionRevoked = ErrorCode(rawValue: "session_revoked")
+    public static let invalidCredentials = ErrorCode(rawValue: "invalid_credentials")
+    public static let invalidRefreshToken = ErrorCode(rawValue: "invalid_refresh_token")
+    public static let notASession = ErrorCode(rawValue: "not_a_session")
+    public static let rateLimited = ErrorCode(rawValue: "rate_limited")
     public static let notFound = ErrorCode(rawValue: "not_found")
     public static let forbidden = ErrorCode(rawValue: "forbidden")
     public static let sessionRequired = ErrorCode(rawValue: "session_required")
@@ -49,6 +56,7 @@ extension ErrorCode {
     public static let transactionConflict = ErrorCode(rawValue: "transaction_conflict")
     public static let databaseTimeout = ErrorCode(rawValue: "database_timeout")
     public static let notReady = ErrorCode(rawValue: "not_ready")
+    public static let shuttingDown = ErrorCode(rawValue: "shutting_down")
     public static let internalError = ErrorCode(rawValue: "internal_error")
 }
 

@@ -34,7 +34,8 @@ public enum Resource: String, Sendable, CaseIterable {
         ColumnDescription("updated_at", .timestamp, access: .server),
         ColumnDescription("version", .integer, access: .server),
     ]
-    private static let createdVia = ColumnDescription("created_via", .enumeration(["dispatch", "slack"]), access: .writable)
+    private static let createdVia = ColumnDescription("created_via", .enumeration(["dispatch", "slack"]), access: .writable,
+                                                       omitted: .value(.text("dispatch")))
     private static let slackMessages = ColumnDescription("source_slack_messages", .textArray, nullable: true, access: .writable)
     private static let priorities = ["low", "medium", "high", "urgent"]
     private static let workStatuses = ["open", "in_progress", "completed", "deleted"]
@@ -61,16 +62,18 @@ public enum Resource: String, Sendable, CaseIterable {
         name: "listings", table: "listings",
         columns: [
             id,
-            ColumnDescription("address", .text, access: .writable),
+            ColumnDescription("address", .text, access: .writable,
+                              rule: .text(maximum: FieldRules.titleMaximum, allowBlank: false), omitted: .required),
             ColumnDescription("city", .text, access: .writable),
             ColumnDescription("province", .text, access: .writable),
             ColumnDescription("postal_code", .text, access: .writable),
             ColumnDescription("country", .text, access: .writable),
             ColumnDescription("price", .decimal, nullable: true, access: .writable),
             ColumnDescription("mls_number", .text, nullable: true, access: .writable),
-            ColumnDescription("listing_type", .enumeration(["sale", "rental"]), access: .writable),
-            ColumnDescription("status", .enumeration(listingStatuses), access: .writable),
-            ColumnDescription("owned_by", .uuid, access: .writable),
+            ColumnDescription("listing_type", .enumeration(["sale", "rental"]), access: .writable, omitted: .value(.text("sale"))),
+            ColumnDescription("status", .enumeration(listingStatuses), access: .writable, omitted: .value(.text("draft"))),
+            // Left out: the caller on create (ListingStore), unchanged on replace.
+            ColumnDescription("owned_by", .uuid, access: .writable, omitted: .keep),
             ColumnDescription("assigned_staff", .uuid, nullable: true, access: .writable),
             createdVia, slackMessages,
             ColumnDescription("activated_at", .timestamp, nullable: true, access: .server),
@@ -81,8 +84,10 @@ public enum Resource: String, Sendable, CaseIterable {
         visibility: .listing, deletion: .softDelete)
 
     private static let activityType = ColumnDescription(
-        "type", .enumeration(["call", "email", "meeting", "show_property", "follow_up", "other"]), access: .writable)
-    private static let durationSeconds = ColumnDescription("duration_seconds", .integer, nullable: true, access: .writable)
+        "type", .enumeration(["call", "email", "meeting", "show_property", "follow_up", "other"]), access: .writable,
+        omitted: .value(.text("other")))
+    private static let durationSeconds = ColumnDescription("duration_seconds", .integer, nullable: true, access: .writable,
+                                                            rule: .wholeNumber(unit: "seconds"))
 
     /// Tasks and activities share every rule (contract §2); activities add `type` and
     /// `duration_seconds`, at their places in the table.
@@ -91,12 +96,14 @@ public enum Resource: String, Sendable, CaseIterable {
             name: name, table: name,
             columns: [
                 id,
-                ColumnDescription("title", .text, access: .writable),
-                ColumnDescription("description", .text, nullable: true, access: .writable),
+                ColumnDescription("title", .text, access: .writable,
+                                  rule: .text(maximum: FieldRules.titleMaximum, allowBlank: false), omitted: .required),
+                ColumnDescription("description", .text, nullable: true, access: .writable,
+                                  rule: .text(maximum: FieldRules.descriptionMaximum, allowBlank: true)),
             ] + (activity ? [activityType] : []) + [
                 ColumnDescription("due_date", .timestamp, nullable: true, access: .writable),
-                ColumnDescription("priority", .enumeration(priorities), access: .writable),
-                ColumnDescription("status", .enumeration(workStatuses), access: .writable),
+                ColumnDescription("priority", .enumeration(priorities), access: .writable, omitted: .value(.text("medium"))),
+                ColumnDescription("status", .enumeration(workStatuses), access: .writable, omitted: .value(.text("open"))),
                 // The caller, on create.
                 ColumnDescription("declared_by", .uuid, access: .server),
                 // Changed by claim and release only (contract §3).
@@ -130,10 +137,11 @@ public enum Resource: String, Sendable, CaseIterable {
         columns: [
             id,
             ColumnDescription("title", .text, access: .writable),
-            ColumnDescription("completed", .boolean, access: .writable),
+            ColumnDescription("completed", .boolean, access: .writable, omitted: .value(.boolean(false))),
             ColumnDescription("parent_type", .enumeration(["task", "activity"]), access: .createOnly),
             ColumnDescription("parent_id", .uuid, access: .createOnly),
-            ColumnDescription("position", .integer, access: .writable),
+            // Left out on create: appended after the parent's last live subtask (SubtaskStore).
+            ColumnDescription("position", .integer, access: .writable, omitted: .keep),
             ColumnDescription("deleted_at", .timestamp, nullable: true, access: .server),
         ] + stamps,
         visibility: .child(typeColumn: "parent_type", idColumn: "parent_id"), deletion: .softDelete)

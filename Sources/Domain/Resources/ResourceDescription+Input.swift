@@ -1,8 +1,8 @@
 /// The JSON keys a write body may carry, derived from the columns (contract §4): what a client
 /// may set is read; what the server writes may be sent back unchanged and is ignored; anything
 /// else is a 422 `unknown_field`. A column added to the description is accepted by every
-/// route and push at once — and `WritableColumnRoundTripTests` fails until the input parser
-/// stores it, so it cannot be accepted and silently dropped.
+/// route and push at once, read by the generic parser by its `ValueRule` and stored by the
+/// generated SQL (`WritableColumnRoundTripTests`, `NewColumnPipelineTests` hold that).
 extension ResourceDescription {
     /// Columns only the server writes.
     public var serverColumns: [ColumnDescription] {

@@ -6,7 +6,7 @@
 /// `/rest/v1` surface (its column whitelist and parameter types), and the test that holds
 /// `openapi.yaml` to these columns. Adding a column is a migration plus one line in
 /// `Resource+Catalog.swift`.
-public struct ResourceDescription: Sendable {
+public struct ResourceDescription: Sendable, Equatable {
     /// The resource's name in URLs, the sync feed and `/rest/v1` (also its table name).
     public let name: String
     /// The table; a fixed identifier, safe to splice into SQL.
@@ -43,18 +43,29 @@ public struct ResourceDescription: Sendable {
     }
 }
 
-/// One column: its name (also its JSON key), its type, and who writes it.
+/// One column: its name (also its JSON key), its type, who writes it, and — for columns
+/// clients write — how a sent value is checked and what a write that leaves it out stores.
+/// The generic input parser and the store's INSERT/UPDATE read these; nothing else lists them.
 public struct ColumnDescription: Sendable, Equatable {
     public let name: String
     public let type: ColumnType
     public let nullable: Bool
     public let access: ColumnAccess
+    /// How a client's value is checked (from the type unless the description says otherwise).
+    public let rule: ValueRule
+    /// What a create or replace stores when the body leaves the column out.
+    public let omitted: OmittedValue
 
-    public init(_ name: String, _ type: ColumnType, nullable: Bool = false, access: ColumnAccess) {
+    /// `omitted` defaults to NULL for a nullable column, "" for text, and otherwise to
+    /// `.required`, so a non-null column without a stated default cannot be left out silently.
+    public init(_ name: String, _ type: ColumnType, nullable: Bool = false, access: ColumnAccess,
+                rule: ValueRule? = nil, omitted: OmittedValue? = nil) {
         self.name = name
         self.type = type
         self.nullable = nullable
         self.access = access
+        self.rule = rule ?? ValueRule.defaultRule(for: type)
+        self.omitted = omitted ?? (nullable ? .value(.null) : type == .text ? .value(.text("")) : .required)
     }
 }
 

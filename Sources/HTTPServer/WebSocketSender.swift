@@ -1,0 +1,76 @@
+import HTTP1
+import Synchronization
+
+/// What other threads ask of a WebSocket connection, through the event loop's mailbox.
+enum WebSocketCommand: Sendable {
+    /// An encoded frame to write.
+    case send([UInt8])
+    case close(WebSocketCloseCode, String)
+    /// The handler caught up with the messages it was given: read from the socket again.
+    case resumeReading
+}
+
+/// The handler's `WebSocketOutbound`: frames are encoded on the calling thread and posted to
+/// the loop, which wakes up to write them.
+///
+/// The send queue bound counts every byte accepted here and not yet taken by the client's
+/// socket — frames still in the mailbox plus the connection's unsent output — so a client
+/// that stops reading costs at most `limit` bytes. The send that would pass it fails and
+/// closes the connection with 1008 instead.
+final class WebSocketSender: WebSocketOutbound {
+    private struct State {
+        var open = true
+        var inMailbox = 0
+        var onSocket = 0
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+    private let post: @Sendable (WebSocketCommand) -> Void
+
+    init(limit: Int, post: @escaping @Sendable (WebSocketCommand) -> Void) {
+        self.limit = limit
+        self.post = post
+    }
+
+    @discardableResult
+    func send(text: String) -> Bool {
+        let frame = WebSocketFrameEncoder.frame(.text, payload: text.utf8)
+        return state.withLock { state in
+            guard state.open else { return false }
+            guard state.inMailbox + state.onSocket + frame.count <= limit else {
+                state.open = false
+                post(.close(.policyViolation, "send queue full: the client is reading too slowly"))
+                return false
+            }
+            state.inMailbox += frame.count
+            post(.send(frame)) // under the lock: sends and a close stay in the order they were accepted
+            return true
+        }
+    }
+
+    func close(code: WebSocketCloseCode, reason: String) {
+        state.withLock { state in
+            guard state.open else { return }
+            state.open = false
+            post(.close(code, reason))
+        }
+    }
+
+    // MARK: Event loop side
+
+    /// The loop took a frame out of the mailbox (written to the connection or dropped).
+    func tookFromMailbox(_ count: Int) {
+        state.withLock { $0.inMailbox -= count }
+    }
+
+    /// The connection's unsent output after a write attempt.
+    func socketPending(_ count: Int) {
+        state.withLock { $0.onSocket = count }
+    }
+
+    /// The connection is closing: later sends fail.
+    func markClosed() {
+        state.withLock { $0.open = false }
+    }
+}

@@ -1,0 +1,151 @@
+import Glibc
+import HTTP1
+
+/// A blocking WebSocket client for tests: raw socket, the handshake by hand, masked frames
+/// out, server frames parsed back. Every read has a timeout, so a test fails but never hangs.
+final class WebSocketTestClient {
+    struct Frame: Equatable {
+        var fin: Bool
+        var opcode: UInt8
+        var payload: [UInt8]
+        var text: String { String(decoding: payload, as: UTF8.self) }
+        /// The close code of a close frame (nil when empty).
+        var closeCode: UInt16? { payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil }
+        var closeReason: String { String(decoding: payload.dropFirst(2), as: UTF8.self) }
+    }
+
+    enum ClientError: Error { case connect(Int32), timeout, closed, malformed(String) }
+
+    static let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, readTimeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw ClientError.connect(code)
+        }
+        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    static func handshake(path: String = "/ws", key: String = sampleKey, version: String = "13",
+                          extra: String = "") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+            + "Sec-WebSocket-Version: \(version)\r\nSec-WebSocket-Key: \(key)\r\n\(extra)\r\n"
+    }
+
+    /// Sends the handshake (plus `after`, pipelined in the same write) and reads the answer head.
+    @discardableResult
+    func upgrade(path: String = "/ws", after: [UInt8] = []) throws -> (status: Int, head: String) {
+        try send(Array(Self.handshake(path: path).utf8) + after)
+        return try readHead()
+    }
+
+    /// The status line and headers of an HTTP answer (the body, if any, stays buffered).
+    func readHead() throws -> (status: Int, head: String) {
+        while true {
+            if let end = RawClient.find([13, 10, 13, 10], in: buffer) {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                let parts = head.split(separator: " ", maxSplits: 2)
+                guard parts.count >= 2, let status = Int(parts[1]) else { throw ClientError.malformed(head) }
+                return (status, head)
+            }
+            try fill()
+        }
+    }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw ClientError.closed }
+            offset += sent
+        }
+    }
+
+    static func masked(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true) -> [UInt8] {
+        WebSocketFrameEncoder.frame(opcode, payload: payload, fin: fin, mask: (0x12, 0x34, 0x56, 0x78))
+    }
+
+    func sendText(_ text: String) throws { try send(Self.masked(.text, Array(text.utf8))) }
+
+    func sendClose(_ code: UInt16?, reason: String = "") throws {
+        try send(WebSocketFrameEncoder.closeFrame(code: code, reason: reason, mask: (1, 2, 3, 4)))
+    }
+
+    /// The next server frame.
+    func readFrame() throws -> Frame {
+        while true {
+            if let (frame, used) = Self.parse(buffer) {
+                buffer.removeFirst(used)
+                return frame
+            }
+            try fill()
+        }
+    }
+
+    /// Reads frames until one that is not a ping (pings the server sends on its own are skipped).
+    func readNonPing() throws -> Frame {
+        while true {
+            let frame = try readFrame()
+            if frame.opcode != 0x9 { return frame }
+        }
+    }
+
+    /// True when the server closes the TCP connection before a read times out.
+    func waitForEOF() -> Bool {
+        while true {
+            do { try fill() } catch ClientError.closed { return true } catch { return false }
+            buffer.removeAll()
+        }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if received > 0 {
+            buffer.append(contentsOf: chunk[..<received])
+            return
+        }
+        if received == 0 || errno == ECONNRESET { throw ClientError.closed }
+        if errno == EAGAIN || errno == EWOULDBLOCK { throw ClientError.timeout }
+        throw ClientError.closed
+    }
+
+    /// An unmasked server frame at the start of `bytes`, and its length.
+    static func parse(_ bytes: [UInt8]) -> (Frame, Int)? {
+        guard bytes.count >= 2 else { return nil }
+        var length = Int(bytes[1] & 0x7F)
+        var offset = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
+            offset = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
+            offset = 10
+        }
+        guard bytes.count >= offset + length else { return nil }
+        let frame = Frame(fin: bytes[0] & 0x80 != 0, opcode: bytes[0] & 0x0F, payload: Array(bytes[offset..<(offset + length)]))
+        return (frame, offset + length)
+    }
+}
