@@ -15,6 +15,8 @@ public struct APIApplication: Sendable {
     public let pool: PostgresPool?
     /// The sync feed and its long-poll waiters; present with authentication.
     public let sync: SyncService?
+    /// Supabase Realtime over `/realtime/v1/websocket` (a second consumer of `sync`'s change stream).
+    public let realtime: RealtimeService?
     /// The byte budget of list pages (`LIST_PAGE_MAX_BYTES`).
     public let listPaging: ListPaging
     /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
@@ -38,7 +40,9 @@ public struct APIApplication: Sendable {
         self.auth = auth
         self.metrics = RequestMetrics()
         self.pool = pool ?? auth?.pool
-        self.sync = sync ?? auth.map { SyncService(pool: $0.pool) }
+        let sync = sync ?? auth.map { SyncService(pool: $0.pool) }
+        self.sync = sync
+        realtime = auth.flatMap { auth in sync.map { RealtimeService(auth: auth, sync: $0) } }
         self.listPaging = listPaging
     }
 
@@ -56,6 +60,8 @@ public struct APIApplication: Sendable {
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
                 StorageRoutes.registerPublic(on: &open, auth: auth)
             }
+            // Users authenticate per channel (the join's access_token), not on the upgrade.
+            if let realtime { RealtimeRoutes.register(on: &open, realtime: realtime) }
         }
         guard let auth else { return router }
         router.group(auth: .required) { api in

@@ -79,6 +79,7 @@ struct ServeCommand: ParsableCommand {
         application.metrics.setServerMetricsSource { server.metrics }
         application.sync?.start()
         defer { application.sync?.stop() }
+        defer { application.realtime?.stop() }
         // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
         // deferred session close stops the embedded PostgreSQL before exiting 0.
         server.installSignalHandlers()

@@ -1,0 +1,31 @@
+import Synchronization
+
+/// The members of each topic on this instance, for `broadcast`. Relaying stays on the
+/// instance: members connected to another instance do not receive it (README: Realtime).
+final class BroadcastHub: Sendable {
+    private let members = Mutex<[String: [ObjectIdentifier: RealtimeChannel]]>([:])
+
+    func join(_ channel: RealtimeChannel) {
+        members.withLock { $0[channel.topic, default: [:]][ObjectIdentifier(channel)] = channel }
+    }
+
+    func leave(_ channel: RealtimeChannel) {
+        members.withLock { members in
+            members[channel.topic]?[ObjectIdentifier(channel)] = nil
+            if members[channel.topic]?.isEmpty == true { members[channel.topic] = nil }
+        }
+    }
+
+    /// Sends `payload` to the topic's other members, and to the sender when it asked for
+    /// its own broadcasts (`config.broadcast.self`). Returns how many received it.
+    @discardableResult
+    func relay(_ payload: String, from sender: RealtimeChannel) -> Int {
+        let targets = members.withLock { members in
+            (members[sender.topic] ?? [:]).values.filter { $0 !== sender || sender.receivesOwnBroadcasts }
+        }
+        targets.forEach { $0.deliverBroadcast(payload) }
+        return targets.count
+    }
+
+    var topicCount: Int { members.withLock { $0.count } }
+}

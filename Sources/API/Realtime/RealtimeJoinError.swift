@@ -1,0 +1,21 @@
+/// Why a join (or a message on a channel) is refused. The reason goes to the client as
+/// `{"status":"error","response":{"reason":"<Code>: <message>"}}`, Supabase's shape.
+enum RealtimeJoinError: Error, Equatable {
+    /// A `config` the server cannot serve (bad table, filter, event, schema).
+    case invalid(String)
+    /// No usable access token: only signed-in users may join.
+    case unauthorized(String)
+    /// A limit (channels per connection, subscriptions per join).
+    case limit(String)
+    /// The database could not arm the subscription.
+    case unavailable(String)
+
+    var reason: String {
+        switch self {
+        case .invalid(let message): "InvalidJoinPayload: \(message)"
+        case .unauthorized(let message): "InvalidJWTToken: \(message)"
+        case .limit(let message): "ChannelRateLimitReached: \(message)"
+        case .unavailable(let message): "UnableToConnectToProject: \(message)"
+        }
+    }
+}

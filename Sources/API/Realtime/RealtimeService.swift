@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Supabase Realtime for one server instance: the Phoenix channel protocol over the
+/// WebSocket route `GET /realtime/v1/websocket`, `postgres_changes` from the instance's
+/// change stream with contract §2's visibility (RealtimeFeed), and `broadcast` between the
+/// members of a topic on this instance (BroadcastHub). Presence is refused.
+///
+/// Tokens: each channel holds the identity of its join's `access_token` (replaced by
+/// `access_token` events); a timer checks every `tokenCheckInterval` and every delivery
+/// checks again, so an expired or revoked token closes its channels with a `system` error
+/// and `phx_close`.
+public final class RealtimeService: Sendable {
+    let auth: AuthService
+    let sync: SyncService
+    let feed: RealtimeFeed
+    let hub = BroadcastHub()
+    let limits: RealtimeLimits
+    let tokenCheckInterval: Duration
+    let logger: Logger
+
+    private struct Tracked {
+        weak var connection: RealtimeConnection?
+    }
+
+    private struct State {
+        var connections: [ObjectIdentifier: Tracked] = [:]
+        var timerRunning = false
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+
+    public init(auth: AuthService, sync: SyncService, limits: RealtimeLimits = RealtimeLimits(),
+                tokenCheckInterval: Duration = .seconds(1), logger: Logger = Logger(label: "realtime")) {
+        self.auth = auth
+        self.sync = sync
+        self.limits = limits
+        self.tokenCheckInterval = tokenCheckInterval
+        self.logger = logger
+        let fanout = sync.fanout
+        let feed = RealtimeFeed(feed: sync.feed, logger: logger, requestChange: { fanout.requestRead() })
+        fanout.subscribe { [weak feed] change in feed?.changed(change) }
+        self.feed = feed
+    }
+
+    /// A handler for a new socket, or nil when `vsn` is not a version this server speaks.
+    func connection(vsn: String?) -> RealtimeConnection? {
+        guard let serializer = PhoenixSerializer(vsn: vsn) else { return nil }
+        return RealtimeConnection(serializer: serializer, service: self)
+    }
+
+    /// Open connections (`realtime_connections`).
+    public var connectionCount: Int { state.withLock { $0.connections.values.count { $0.connection != nil } } }
+    /// Subscribed channels with postgres_changes on this instance.
+    public var subscriptionCount: Int { feed.count }
+    /// Delta reads for realtime subscribers since start.
+    public var deltaReads: Int { feed.reads }
+
+    public func stop() {
+        let open = state.withLock { state in
+            state.stopped = true
+            return state.connections.values.compactMap(\.connection)
+        }
+        open.forEach { $0.closeForShutdown() }
+        feed.stop()
+    }
+
+    func track(_ connection: RealtimeConnection) {
+        let startTimer = state.withLock { state -> Bool in
+            state.connections[ObjectIdentifier(connection)] = Tracked(connection: connection)
+            defer { state.timerRunning = true }
+            return !state.timerRunning && !state.stopped
+        }
+        if startTimer { startTokenTimer() }
+    }
+
+    func untrack(_ connection: RealtimeConnection) {
+        state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    /// Arms the change stream for a join: LISTEN is on (bounded wait) before the cursor is taken.
+    func ensureListening() {
+        sync.ensureListening()
+    }
+
+    private func startTokenTimer() {
+        let thread = Thread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: tokenCheckInterval.timeInterval)
+                let (open, stopped) = state.withLock { state in
+                    state.connections = state.connections.filter { $0.value.connection != nil }
+                    return (state.connections.values.compactMap(\.connection), state.stopped)
+                }
+                if stopped { return }
+                let now = Date()
+                open.forEach { $0.checkTokens(now: now) }
+            }
+        }
+        thread.name = "realtime-tokens"
+        thread.start()
+    }
+}
