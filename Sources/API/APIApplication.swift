@@ -78,6 +78,7 @@ public struct APIApplication: Sendable {
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
+            RestWriteRoutes.register(on: &api, auth: auth)
             GoTrueRoutes.register(on: &api, auth: auth)
             StorageRoutes.register(on: &api, auth: auth)
         }

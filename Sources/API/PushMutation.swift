@@ -7,13 +7,9 @@ import HTTPServer
 struct PushMutation {
     enum Operation: String { case upsert, delete, claim, release }
 
-    /// The synced kinds a client may write. Users are managed through the user routes,
-    /// history rows are server-written: neither can be pushed.
-    enum Kind: String {
-        case listing, task, activity, note, subtask
-
-        var isClaimable: Bool { self == .task || self == .activity }
-    }
+    /// The synced kinds a client may write (`ResourceWriter.Kind`): users are managed through
+    /// the user routes, history rows are server-written: neither can be pushed.
+    typealias Kind = ResourceWriter.Kind
 
     let mutationID: UUID
     let operation: Operation
@@ -22,8 +18,7 @@ struct PushMutation {
     let record: [String: JSONValue]
     let baseVersion: Int?
 
-    static let onlyWorkItemsClaim = FieldError(field: "op", code: .invalidValue,
-                                               message: "Only tasks and activities can be claimed.")
+    static let onlyWorkItemsClaim = ResourceWriter.onlyWorkItemsClaim
 
     static let allowedFields: Set<String> = ["mutation_id", "op", "type", "id", "record", "base_version"]
 

@@ -53,13 +53,7 @@ enum UserRoutes {
             let avatarHash = body.avatarHash(errors: &errors)
             let type = body.userType("user_type", required: false)
             let deactivated = body.bool("deactivated")
-            // An admin cannot lock themselves out; another admin has to do it.
-            if id == admin.id, deactivated == true {
-                errors.append(FieldError(field: "deactivated", code: .selfReference, message: "You cannot deactivate yourself."))
-            }
-            if id == admin.id, let type, type != .admin {
-                errors.append(FieldError(field: "user_type", code: .selfReference, message: "You cannot remove your own admin role."))
-            }
+            errors += selfLockout(target: id, admin: admin.id, userType: type, deactivated: deactivated)
             errors.forEach { body.add($0) }
             try body.finish()
             guard let result = try auth.users.update(id: id, changes: .init(name: name, userType: type, deactivated: deactivated,
@@ -69,6 +63,21 @@ enum UserRoutes {
             auth.revokedSessions.insert(result.revokedSessions)
             return .response(try .json(JSONOutput.user(result.user)))
         }
+    }
+
+    /// An admin cannot lock themselves out; another admin has to do it. Shared with
+    /// `/rest/v1/users` writes (`RestWriteUsers`); `field` names the deactivation key sent.
+    static func selfLockout(target: UUID, admin: UUID, userType: UserType?, deactivated: Bool?,
+                            deactivationField: String = "deactivated") -> [FieldError] {
+        guard target == admin else { return [] }
+        var errors: [FieldError] = []
+        if deactivated == true {
+            errors.append(FieldError(field: deactivationField, code: .selfReference, message: "You cannot deactivate yourself."))
+        }
+        if let userType, userType != .admin {
+            errors.append(FieldError(field: "user_type", code: .selfReference, message: "You cannot remove your own admin role."))
+        }
+        return errors
     }
 
     static func userID(_ context: RequestContext) throws -> UUID {

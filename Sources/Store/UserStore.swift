@@ -15,7 +15,7 @@ public struct UserStore: Sendable {
         public var name: String?
         public var userType: UserType?
         public var deactivated: Bool?
-        /// nil: unchanged; `.some(nil)`: cleared; `.some(hash)`: must name a stored image.
+        /// nil: unchanged; `.some(nil)`: no avatar; `.some(hash)`: 64 lowercase hex digits naming a stored image.
         public var avatarHash: String??
         public init(name: String? = nil, userType: UserType? = nil, deactivated: Bool? = nil, avatarHash: String?? = nil) {
             self.name = name
@@ -98,35 +98,35 @@ public struct UserStore: Sendable {
     /// deactivation (so the caller can stop their access tokens at once). Nil when no such user.
     public func update(id: UUID, changes: Changes) throws -> (user: User, revokedSessions: [UUID])? {
         do {
-            return try updateInTransaction(id: id, changes: changes)
+            return try pool.withTransaction { try update(id: id, changes: changes, on: $0) }
         } catch let error as PostgresError where error.constraint == Self.avatarHashConstraint {
             throw Self.unknownAvatar
         }
     }
 
-    private func updateInTransaction(id: UUID, changes: Changes) throws -> (user: User, revokedSessions: [UUID])? {
-        try pool.withTransaction { connection in
-            let rows = try connection.query("""
-                UPDATE users u SET
-                    name = coalesce(\(changes.name as String?), u.name),
-                    user_type = coalesce(\(changes.userType?.rawValue as String?), u.user_type),
-                    avatar_hash = CASE WHEN \(changes.avatarHash != nil) THEN \(changes.avatarHash ?? nil) ELSE u.avatar_hash END,
-                    deactivated_at = CASE
-                        WHEN \(changes.deactivated as Bool?) IS NULL THEN u.deactivated_at
-                        WHEN \(changes.deactivated as Bool?) THEN coalesce(u.deactivated_at, now())
-                        ELSE NULL END
-                WHERE u.id = \(id)
-                RETURNING \(unsafeSQL: UserRow.columns)
-                """)
-            guard let row = rows.first else { return nil }
-            let user = try UserRow.decode(row)
-            var revoked: [UUID] = []
-            if changes.deactivated == true {
-                revoked = try SessionStore.revokeAll(userID: id, except: nil, reason: .deactivated, on: connection)
-                try connection.execute("UPDATE api_keys SET revoked_at = now() WHERE user_id = \(id) AND revoked_at IS NULL")
-            }
-            return (user, revoked)
+    /// `update` inside the caller's transaction (`/rest/v1` writes).
+    public func update(id: UUID, changes: Changes,
+                       on connection: PostgresConnection) throws -> (user: User, revokedSessions: [UUID])? {
+        let rows = try connection.query("""
+            UPDATE users u SET
+                name = coalesce(\(changes.name as String?), u.name),
+                user_type = coalesce(\(changes.userType?.rawValue as String?), u.user_type),
+                deactivated_at = CASE
+                    WHEN \(changes.deactivated as Bool?) IS NULL THEN u.deactivated_at
+                    WHEN \(changes.deactivated as Bool?) THEN coalesce(u.deactivated_at, now())
+                    ELSE NULL END,
+                avatar_hash = CASE WHEN \(changes.avatarHash != nil) THEN \(changes.avatarHash ?? nil) ELSE u.avatar_hash END
+            WHERE u.id = \(id)
+            RETURNING \(unsafeSQL: UserRow.columns)
+            """)
+        guard let row = rows.first else { return nil }
+        let user = try UserRow.decode(row)
+        var revoked: [UUID] = []
+        if changes.deactivated == true {
+            revoked = try SessionStore.revokeAll(userID: id, except: nil, reason: .deactivated, on: connection)
+            try connection.execute("UPDATE api_keys SET revoked_at = now() WHERE user_id = \(id) AND revoked_at IS NULL")
         }
+        return (user, revoked)
     }
 
     /// Points the user at an avatar already stored by `AvatarStore` (bumps updated_at/version).

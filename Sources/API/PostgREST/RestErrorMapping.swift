@@ -34,7 +34,12 @@ enum RestErrorMapping {
         case let error as DomainError:
             // The services' own refusals (a shared rule, a store check) keep their status and
             // named code; their shape is already PostgREST's {code, message, details, hint}.
-            return APIErrorRenderer.contract(error)
+            // Two take PostgreSQL's codes, which PostgREST clients test for: a permission
+            // refusal is `42501` (insufficient_privilege), an id in use `23505`.
+            var mapped = APIErrorRenderer.contract(error)
+            if error.kind == .forbidden { mapped.code = "42501" }
+            if error.code == .idConflict { mapped.code = "23505" }
+            return mapped
         default:
             return HTTPError.internalError
         }
@@ -52,6 +57,11 @@ enum RestErrorMapping {
             return unavailable("57014", "The database did not answer in time. Try again shortly.")
         case .serializationFailure, .deadlockDetected:
             return unavailable(code.rawValue, "The request collided with a concurrent change. Retry it.")
+        case .uniqueViolation, .foreignKeyViolation:
+            // A write the stores did not foresee colliding (PostgREST's 409 for both).
+            return RestError(status: .conflict, code: code.rawValue,
+                             message: code == .uniqueViolation ? "A row with this key already exists."
+                                                               : "The row refers to a row that does not exist.").httpError
         case .undefinedColumn:
             return RestError(status: .badRequest, code: code.rawValue, message: "A column in the request does not exist.").httpError
         default:
