@@ -26,9 +26,10 @@ public struct APIApplication: Sendable {
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
 
-    /// The server's global body limit: avatar uploads need 5 MiB; JSON routes enforce 1 MiB
-    /// themselves (`JSONRequestBody.maxBytes`).
-    public static let maxRequestBodyBytes = AvatarRoutes.maxBytes
+    /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
+    /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
+    /// `JSONRequestBody.maxBytes`).
+    public static let maxRequestBodyBytes = StorageUpload.maxRequestBytes
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
@@ -57,6 +58,7 @@ public struct APIApplication: Sendable {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
+                StorageRoutes.registerPublic(on: &open, auth: auth)
             }
             // Users authenticate per channel (the join's access_token), not on the upgrade.
             if let realtime { RealtimeRoutes.register(on: &open, realtime: realtime) }
@@ -79,6 +81,7 @@ public struct APIApplication: Sendable {
             RestWriteRoutes.register(on: &api, auth: auth)
             GoTrueRoutes.register(on: &api, auth: auth)
             RestRPCRoutes.register(on: &api, auth: auth)
+            StorageRoutes.register(on: &api, auth: auth)
         }
         return router
     }

@@ -15,7 +15,8 @@ import Postgres
 /// Styles, one case each in `response(for:style:context:)`: `.contract` (docs/contract.md §4)
 /// for `/v1`, the operations routes and anything unmatched; the Supabase-compatible families
 /// `.goTrue` (`/auth/v1`, `GoTrueErrorRenderer`) and `.postgREST` (`/rest/v1`,
-/// `RestErrorMapping`: PostgREST's Error.hs, a code per failure, one status per code). A
+/// `RestErrorMapping`: PostgREST's Error.hs, a code per failure, one status per code) and
+/// `.storage` (`/storage/v1`, `StorageErrorRenderer`). A
 /// family's style is its path name (`SupabaseFamily.errorStyle`); adding a family's error
 /// shape is one case here.
 public struct APIErrorRenderer: ErrorRendering {
@@ -31,6 +32,7 @@ public struct APIErrorRenderer: ErrorRendering {
         switch style {
         case .goTrue: GoTrueErrorRenderer.response(for: error, context: context)
         case .postgREST: RestErrorMapping.response(for: error, context: context)
+        case .storage: StorageErrorRenderer.response(for: error, context: context)
         default: contractError(for: error, logger: context.logger).response
         }
     }
@@ -100,4 +102,6 @@ extension ErrorStyle {
     static let goTrue = SupabaseFamily.auth.errorStyle
     /// `/rest/v1`: PostgREST's codes in `{"code","message","details","hint"}`.
     static let postgREST = SupabaseFamily.rest.errorStyle
+    /// `/storage/v1`: Storage's `{"statusCode","error","message"}` (`StorageErrorRenderer`).
+    static let storage = SupabaseFamily.storage.errorStyle
 }

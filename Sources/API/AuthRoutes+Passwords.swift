@@ -27,14 +27,17 @@ extension AuthRoutes {
 
     struct ProfileChange: Sendable {
         var name: String?
+        /// nil: unchanged; `.some(nil)`: cleared; a hash must name a stored image (the store checks).
+        var avatarHash: String??
         var password: String?
         var currentPassword: String
 
         init(_ request: HTTPRequest) throws {
-            var body = try JSONRequestBody(request, allowed: ["name", "password", "current_password"],
-                                           ignored: JSONRequestBody.serverManaged.union(["email", "user_type", "avatar_hash", "deactivated_at"]))
+            var body = try JSONRequestBody(request, allowed: ["name", "avatar_hash", "password", "current_password"],
+                                           ignored: JSONRequestBody.serverManaged.union(["email", "user_type", "deactivated_at"]))
             var errors: [FieldError] = []
             name = body.string("name", required: false).flatMap { UserRules.checkName($0, errors: &errors) }
+            avatarHash = body.avatarHash(errors: &errors)
             password = body.string("password", required: false)
             let current = body.string("current_password", required: password != nil)
             if let password { body.add(UserRules.checkPassword(password)) }
@@ -115,8 +118,10 @@ extension AuthRoutes {
         auth.revokedSessions.insert(revoked)
     }
 
-    static func rename(_ user: User, to name: String?, _ auth: AuthService) throws -> User {
-        guard let name, let updated = try auth.users.update(id: user.id, changes: .init(name: name))?.user else { return user }
+    static func rename(_ user: User, to name: String?, avatarHash: String?? = nil, _ auth: AuthService) throws -> User {
+        guard name != nil || avatarHash != nil,
+              let updated = try auth.users.update(id: user.id, changes: .init(name: name, avatarHash: avatarHash))?.user
+        else { return user }
         return updated
     }
 }

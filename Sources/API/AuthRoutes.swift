@@ -51,11 +51,11 @@ enum AuthRoutes {
             let user = try auth.currentUser(context)
             let change = try ProfileChange(request)
             guard let password = change.password else {
-                return .response(try .json(JSONOutput.user(try rename(user, to: change.name, auth))))
+                return .response(try .json(JSONOutput.user(try rename(user, to: change.name, avatarHash: change.avatarHash, auth))))
             }
             return auth.passwordWork.respond(context) {
                 try changePassword(user, to: password, current: change.currentPassword, context, auth)
-                return try .json(JSONOutput.user(try rename(user, to: change.name, auth)))
+                return try .json(JSONOutput.user(try rename(user, to: change.name, avatarHash: change.avatarHash, auth)))
             }
         }
     }

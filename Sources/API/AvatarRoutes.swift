@@ -42,11 +42,7 @@ enum AvatarRoutes {
             else { throw DomainError.notFound("avatar") }
             let etag = "\"\(hash)\""
             var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "public, max-age=31536000, immutable"]
-            if let ifNoneMatch = request.headers["If-None-Match"],
-               ifNoneMatch.split(separator: ",").contains(where: { tag in
-                   let tag = tag.trimmingASCIIWhitespace()
-                   return tag == "*" || tag == etag || tag == "W/" + etag
-               }) {
+            if let ifNoneMatch = request.headers["If-None-Match"], StorageDownload.matches(ifNoneMatch, etag: etag) {
                 return .response(HTTPResponse(status: .notModified, headers: headers))
             }
             headers.set(name: "Content-Type", value: avatar.contentType)

@@ -1,6 +1,7 @@
 import Domain
 import HTTPServer
 import Postgres
+import Store
 
 /// The one function that says what a database failure means to a client (contract §4,
 /// ENGINEERING 3; PostgREST's Error.hs is the model: one answer per SQLSTATE class).
@@ -29,6 +30,8 @@ public enum DatabaseErrorMapping {
             return DomainError(.unavailable, .databaseTimeout, "The database did not answer in time. Try again shortly.")
         case .uniqueViolation, .exclusionViolation:
             return DomainError(.conflict, .conflict, "A record with the same unique value already exists.")
+        case .foreignKeyViolation where error.constraint == UserStore.avatarHashConstraint:
+            return UserStore.unknownAvatar
         case .foreignKeyViolation:
             return DomainError(.invalidInput, .invalidReference, "The request refers to a record that does not exist.")
         case .checkViolation, .notNullViolation:

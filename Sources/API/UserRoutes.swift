@@ -46,16 +46,18 @@ enum UserRoutes {
         router.patch("/v1/users/{id}") { request, context in
             let admin = try auth.requireAdmin(context)
             let id = try userID(context)
-            var body = try JSONRequestBody(request, allowed: ["name", "user_type", "deactivated"],
-                                           ignored: JSONRequestBody.serverManaged.union(["email", "avatar_hash", "deactivated_at"]))
+            var body = try JSONRequestBody(request, allowed: ["name", "user_type", "deactivated", "avatar_hash"],
+                                           ignored: JSONRequestBody.serverManaged.union(["email", "deactivated_at"]))
             var errors: [FieldError] = []
             let name = body.string("name", required: false).flatMap { UserRules.checkName($0, errors: &errors) }
+            let avatarHash = body.avatarHash(errors: &errors)
             let type = body.userType("user_type", required: false)
             let deactivated = body.bool("deactivated")
             errors += selfLockout(target: id, admin: admin.id, userType: type, deactivated: deactivated)
             errors.forEach { body.add($0) }
             try body.finish()
-            guard let result = try auth.users.update(id: id, changes: .init(name: name, userType: type, deactivated: deactivated)) else {
+            guard let result = try auth.users.update(id: id, changes: .init(name: name, userType: type, deactivated: deactivated,
+                                                                                 avatarHash: avatarHash)) else {
                 throw DomainError.notFound("user")
             }
             auth.revokedSessions.insert(result.revokedSessions)

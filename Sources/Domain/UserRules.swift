@@ -55,6 +55,18 @@ public enum UserRules {
         else { errors.append(invalid); return nil }
         return trimmed
     }
+
+    /// An avatar hash as stored: 64 hex digits of a SHA-256 (lowercased); nil after appending
+    /// the problem. Whether an image with this hash is stored is the store's check
+    /// (`UserStore.unknownAvatar`), made in the same statement as the write.
+    public static func checkAvatarHash(_ hash: String, field: String = "avatar_hash", errors: inout [FieldError]) -> String? {
+        let lowered = hash.lowercased()
+        guard lowered.utf8.count == 64, lowered.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            errors.append(FieldError(field: field, code: .invalid, message: "Must be the 64-hex-digit SHA-256 of a stored image, or null."))
+            return nil
+        }
+        return lowered
+    }
 }
 
 extension String {

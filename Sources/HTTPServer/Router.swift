@@ -3,7 +3,9 @@ import HTTP1
 /// Method + path-pattern routing. Patterns are `/`-separated segments; `{name}` captures one
 /// non-empty segment. At each segment a literal match is preferred over a parameter, with
 /// backtracking, so `/tasks/mine` and `/tasks/{id}` coexist. Segments are percent-decoded
-/// after splitting, so an encoded `%2F` stays inside its segment.
+/// after splitting, so an encoded `%2F` stays inside its segment. A last segment `{name...}`
+/// captures the rest of the path (one or more segments, decoded, joined with `/`: Storage
+/// object names have folders); it is tried after literals and one-segment parameters.
 ///
 /// Unknown paths answer 404 `not_found`; known paths with another method answer 405
 /// `method_not_allowed` with `Allow`. HEAD runs the GET handler (the server drops the body);
@@ -25,6 +27,8 @@ public struct Router: HTTPResponder {
     struct Node: Sendable {
         var literals: [String: Int] = [:]
         var parameterChild: Int?
+        /// The node of a `{name...}` last segment (the rest of the path).
+        var restChild: Int?
         var routes: [HTTPMethod: Route] = [:]
     }
 
@@ -73,8 +77,17 @@ public struct Router: HTTPResponder {
                                                           currentAuthentication)
             namespaceErrorStyle[String(first)] = currentErrorStyle
         }
-        for segment in segments {
-            if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
+        for (position, segment) in segments.enumerated() {
+            if position == segments.count - 1, segment.hasPrefix("{"), segment.hasSuffix("...}"), segment.count > 5 {
+                names.append(String(segment.dropFirst().dropLast(4)))
+                if let child = nodes[node].restChild {
+                    node = child
+                } else {
+                    nodes.append(Node())
+                    nodes[node].restChild = nodes.count - 1
+                    node = nodes.count - 1
+                }
+            } else if segment.hasPrefix("{"), segment.hasSuffix("}"), segment.count > 2 {
                 names.append(String(segment.dropFirst().dropLast()))
                 if let child = nodes[node].parameterChild {
                     node = child
@@ -191,6 +204,10 @@ public struct Router: HTTPResponder {
             values.append(segment)
             if let found = find(segments, index + 1, parameter, &values) { return found }
             values.removeLast()
+        }
+        if let rest = nodes[node].restChild, !nodes[rest].routes.isEmpty {
+            values.append(segments[index...].joined(separator: "/"))
+            return rest
         }
         return nil
     }

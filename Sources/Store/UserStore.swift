@@ -15,7 +15,7 @@ public struct UserStore: Sendable {
         public var name: String?
         public var userType: UserType?
         public var deactivated: Bool?
-        /// nil: unchanged; `.some(nil)`: no avatar. The hash must be 64 lowercase hex digits.
+        /// nil: unchanged; `.some(nil)`: no avatar; `.some(hash)`: 64 lowercase hex digits naming a stored image.
         public var avatarHash: String??
         public init(name: String? = nil, userType: UserType? = nil, deactivated: Bool? = nil, avatarHash: String?? = nil) {
             self.name = name
@@ -24,6 +24,15 @@ public struct UserStore: Sendable {
             self.avatarHash = avatarHash
         }
     }
+
+    /// `users.avatar_hash` references `avatars` (migration 0014), whichever route writes it.
+    public static let avatarHashConstraint = "users_avatar_hash_fkey"
+
+    /// What a write of an `avatar_hash` naming no stored image answers, on every surface.
+    public static let unknownAvatar = DomainError(
+        .invalidInput, .unknownAvatar, "avatar_hash names no stored image.",
+        fields: [FieldError(field: "avatar_hash", code: .unknownAvatar, message: "No stored image has this hash; upload it first.")],
+        hint: "Upload the image (PUT /v1/me/avatar or /storage/v1/object/avatars/…), then set its SHA-256 hex.")
 
     /// Inserts a user with its password hash.
     public func create(email: String, name: String, userType: UserType, passwordHash: String) throws -> User {
@@ -88,7 +97,11 @@ public struct UserStore: Sendable {
     /// Applies `changes`; returns the updated user and the ids of sessions revoked by a
     /// deactivation (so the caller can stop their access tokens at once). Nil when no such user.
     public func update(id: UUID, changes: Changes) throws -> (user: User, revokedSessions: [UUID])? {
-        try pool.withTransaction { try update(id: id, changes: changes, on: $0) }
+        do {
+            return try pool.withTransaction { try update(id: id, changes: changes, on: $0) }
+        } catch let error as PostgresError where error.constraint == Self.avatarHashConstraint {
+            throw Self.unknownAvatar
+        }
     }
 
     /// `update` inside the caller's transaction (`/rest/v1` writes).

@@ -35,7 +35,8 @@ import TestSupport
         #expect(before.contains("\"claimed_at\" : \"2026-12-31T23:59:59.999Z\""))
 
         let applied = try Migrator(directory: repository).migrate(pool: database.pool)
-        #expect(applied.map(\.version) == [13])
+        // 0013 first; later migrations (0014 on) may follow it in the same upgrade.
+        #expect(applied.first?.version == 13)
         let after: String = try #require(try database.pool.query(PostgresQuery(sql: everyRow)).first).decode("rows")
         #expect(after == before)
     }

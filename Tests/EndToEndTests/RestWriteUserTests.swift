@@ -15,6 +15,11 @@ import Testing
         #expect(try rest.text("SELECT email FROM users WHERE id = \(me)::uuid") == "owner@example.com")
 
         let hash = String(repeating: "ab", count: 32)
+        // avatar_hash must name a stored image (migration 0014): unknown first, then stored.
+        let unknown = try rest.send("PATCH", "users?id=eq.\(me)", as: .owner, body: ["avatar_hash": hash])
+        #expect(unknown.status == 422 && unknown.json?["code"] as? String == "unknown_avatar", "\(RestWriteWorld.body(unknown))")
+        try rest.world.app.database.pool.execute(
+            "INSERT INTO avatars (hash, content_type, bytes) VALUES (\(hash), 'image/png', '\\x00'::bytea)")
         let avatar = try rest.send("PATCH", "users?id=eq.\(me)", as: .owner, body: ["avatar_hash": hash])
         #expect(avatar.status == 204)
         #expect(try rest.text("SELECT avatar_hash FROM users WHERE id = \(me)::uuid") == hash)

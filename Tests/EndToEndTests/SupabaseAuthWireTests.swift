@@ -44,10 +44,12 @@ import Testing
                 let body: [String: Any]? = method == "POST" ? [:] : nil
                 let missing = try client.call(method, path, token: token, json: body, apikey: nil)
                 #expect(missing.status == 401, "\(method) \(path)")
-                #expect(missing.json?["code"] as? String == "no_api_key", "\(method) \(path)")
+                // Storage answers in its own shape (`error`, not `code`).
+                let codeKey = path.hasPrefix("/storage/v1") ? "error" : "code"
+                #expect(missing.json?[codeKey] as? String == "no_api_key", "\(method) \(path)")
                 let wrong = try client.call(method, path, token: token, json: body, apikey: AuthTestServer.publishableKey + "x")
                 #expect(wrong.status == 401, "\(method) \(path)")
-                #expect(wrong.json?["code"] as? String == "invalid_api_key", "\(method) \(path)")
+                #expect(wrong.json?[codeKey] as? String == "invalid_api_key", "\(method) \(path)")
                 if path.hasPrefix("/auth/v1") { #expect(wrong.goTrueCode == "invalid_api_key") }
             }
         }

@@ -2,6 +2,7 @@ import Domain
 import HTTP1
 import HTTPServer
 import Postgres
+import Store
 
 /// The one place that turns anything a `/rest/v1` handler throws into the family's wire shape
 /// `{"code","message","details","hint"}` with PostgREST's statuses. A route-group error
@@ -49,6 +50,8 @@ enum RestErrorMapping {
             return unavailable("PGRST001", "The database is temporarily unavailable. Try again shortly.")
         }
         guard error.kind == .server, let code = error.code else { return HTTPError.internalError }
+        // users.avatar_hash naming no stored image (migration 0014): the same 422 as on /v1.
+        if error.constraint == UserStore.avatarHashConstraint { return APIErrorRenderer.contract(UserStore.unknownAvatar) }
         switch code {
         case .queryCanceled, .lockNotAvailable:
             return unavailable("57014", "The database did not answer in time. Try again shortly.")

@@ -13,6 +13,9 @@ import HTTPServer
 /// - `Authorization: Bearer <publishable key>` means "anonymous": the header is dropped before
 ///   authentication, so a route that needs a user answers as for a request without one.
 /// - Errors of the family are rendered in the family's wire shape (`SupabaseFamily.render`).
+/// - Except: `GET`/`HEAD` of public Storage objects (`/storage/v1/object/public/…`) need no key.
+///   Clients build those URLs for `<img>` tags and plain downloads, which cannot add headers;
+///   Supabase's own gateway leaves them open too. Everything else under `/storage/v1` needs it.
 ///
 /// This is by path family rather than by route group on purpose: the key guards the whole
 /// family, including paths no route answers, exactly as Supabase's gateway does. Routes added
@@ -33,7 +36,7 @@ public struct SupabaseGateway: Middleware {
             return try next(request, context)
         }
         do {
-            try checkAPIKey(request, context)
+            if !Self.isPublicObjectRead(request) { try checkAPIKey(request, context) }
             var request = request
             if bearerIsPublishableKey(request) { request.head.headers.remove(name: "Authorization") }
             return try next(request, context)
@@ -51,6 +54,12 @@ public struct SupabaseGateway: Middleware {
             throw HTTPError(status: .unauthorized, code: "invalid_api_key", message: "Invalid API key.",
                             hint: "Use the publishable key the server printed at start (PUBLISHABLE_KEY).")
         }
+    }
+
+    static let publicObjectPrefix = SupabaseFamily.storage.prefix + "/object/public/"
+
+    static func isPublicObjectRead(_ request: HTTPRequest) -> Bool {
+        (request.method == .get || request.method == .head) && request.path.hasPrefix(publicObjectPrefix)
     }
 
     func bearerIsPublishableKey(_ request: HTTPRequest) -> Bool {

@@ -86,3 +86,18 @@ extension ErrorCode {
     public static let inPast = ErrorCode(rawValue: "in_past")
     public static let selfReference = ErrorCode(rawValue: "self")
 }
+
+// MARK: - Storage (`/storage/v1`)
+
+extension ErrorCode {
+    /// The multipart body cannot be read, or does not hold exactly one file.
+    public static let invalidMultipart = ErrorCode(rawValue: "invalid_multipart")
+    /// An object name outside `StorageObjectName`'s rules.
+    public static let invalidObjectName = ErrorCode(rawValue: "invalid_object_name")
+    /// A content-addressed name (a SHA-256 hex) given bytes with another hash.
+    public static let contentHashMismatch = ErrorCode(rawValue: "content_hash_mismatch")
+    /// An upload without `x-upsert: true` to a name that is taken (Storage's "Duplicate").
+    public static let objectExists = ErrorCode(rawValue: "object_exists")
+    /// `avatar_hash` names no stored image (a field problem and the answer's code).
+    public static let unknownAvatar = ErrorCode(rawValue: "unknown_avatar")
+}
