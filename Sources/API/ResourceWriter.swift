@@ -58,10 +58,7 @@ struct ResourceWriter {
     func replace(id: UUID, record: [String: JSONValue], check: VersionCheck) throws -> CreateResult {
         switch kind {
         case .listing:
-            var body = listingBody(record)
-            ResourceInputParser.checkBodyID(&body, path: id)
-            let input = ResourceInputParser.listing(&body, complete: true)
-            try body.finish()
+            let input = try listing(record, id: id, complete: true)
             return try ListingStore(pool: pool).put(viewer, id: id, input: input, check: check, on: connection)
         case .task, .activity:
             let (store, input) = try workItem(record, id: id, complete: true)
@@ -74,10 +71,7 @@ struct ResourceWriter {
     func merge(id: UUID, record: [String: JSONValue], check: VersionCheck) throws -> CreateResult {
         switch kind {
         case .listing:
-            var body = listingBody(record)
-            ResourceInputParser.checkBodyID(&body, path: id)
-            let input = ResourceInputParser.listing(&body, complete: false)
-            try body.finish()
+            let input = try listing(record, id: id, complete: false)
             return try ListingStore(pool: pool).upsertMerging(viewer, id: id, input: input, check: check, on: connection)
         case .task, .activity:
             let (store, input) = try workItem(record, id: id, complete: false)
@@ -182,6 +176,15 @@ struct ResourceWriter {
 
     private func listingBody(_ record: [String: JSONValue]) -> JSONRequestBody {
         JSONRequestBody(object: record, allowed: ResourceInputParser.listingFields, ignored: ResourceInputParser.listingIgnored)
+    }
+
+    /// The input of a write to the listing `id` (`complete`: every field, for a replace).
+    private func listing(_ record: [String: JSONValue], id: UUID, complete: Bool) throws -> ListingInput {
+        var body = listingBody(record)
+        ResourceInputParser.checkBodyID(&body, path: id)
+        let input = ResourceInputParser.listing(&body, complete: complete)
+        try body.finish()
+        return input
     }
 
     private func workItemStore() throws -> WorkItemStore {

@@ -41,7 +41,7 @@ enum RestReadRoutes {
 
     private static func page(_ read: RestReadRequest, _ viewer: Viewer, _ store: RestReadStore) throws -> HTTPResponse {
         let (rows, total) = try store.page(read.query, viewer, count: read.count)
-        return try ranged(HTTPResponse(headers: ["Content-Type": jsonType], body: array(rows)), read,
+        return try ranged(HTTPResponse(headers: ["Content-Type": jsonType], body: RestWriteRoutes.jsonArray(rows)), read,
                           returned: rows.count, total: total)
     }
 
@@ -111,16 +111,5 @@ enum RestReadRoutes {
         response.headers.set(name: "Content-Range", value: "\(range)/\(total.map(String.init) ?? "*")")
         if let total, returned < total { response.status = RestStatus.partialContent }
         return response
-    }
-
-    private static func array(_ rows: [String]) -> [UInt8] {
-        var body: [UInt8] = [UInt8(ascii: "[")]
-        body.reserveCapacity(rows.reduce(2) { $0 + $1.utf8.count + 1 })
-        for (index, row) in rows.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(contentsOf: row.utf8)
-        }
-        body.append(UInt8(ascii: "]"))
-        return body
     }
 }
