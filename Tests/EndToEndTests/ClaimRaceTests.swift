@@ -11,13 +11,7 @@ import Testing
 
     @Test func fiftyConcurrentClaimersHaveExactlyOneWinnerInEveryRound() throws {
         let world = try ResourceWorld(extraRoles: [])
-        // Admins see every task, so 50 distinct admins all compete for it.
-        var claimers: [(id: String, token: String)] = []
-        for index in 0..<Self.claimers {
-            let user = try world.app.auth.users.create(email: "claimer\(index)@example.com", name: "Claimer \(index)",
-                                                       userType: .admin, passwordHash: "unused")
-            claimers.append((user.id.uuidString.lowercased(), try world.signedToken(for: user.id)))
-        }
+        let claimers = try world.adminClaimers(Self.claimers, emailPrefix: "claimer")
         for round in 0..<Self.rounds {
             let task = UUID().uuidString.lowercased()
             try world.app.database.pool.execute("""

@@ -85,6 +85,16 @@ final class ResourceWorld {
 }
 
 extension ResourceWorld {
+    /// `count` distinct admins (admins see every task, so all of them may compete for one),
+    /// each with a signed token: the claimers of the race tests.
+    func adminClaimers(_ count: Int, emailPrefix: String) throws -> [(id: String, token: String)] {
+        try (0..<count).map { index in
+            let user = try app.auth.users.create(email: "\(emailPrefix)\(index)@example.com", name: "Claimer \(index)",
+                                                 userType: .admin, passwordHash: "unused")
+            return (user.id.uuidString.lowercased(), try signedToken(for: user.id))
+        }
+    }
+
     /// An access token for `userID` without signing in (no password hashing): the race test
     /// needs many distinct users.
     func signedToken(for userID: UUID) throws -> String {

@@ -11,13 +11,7 @@ import Testing
 
     @Test func twentyConcurrentClaimCallsHaveExactlyOneWinnerInEveryRound() throws {
         let world = try ResourceWorld(extraRoles: [])
-        // Admins see every task, so 20 distinct admins all compete for it.
-        var claimers: [(id: String, token: String)] = []
-        for index in 0..<Self.claimers {
-            let user = try world.app.auth.users.create(email: "rpc\(index)@example.com", name: "Claimer \(index)",
-                                                       userType: .admin, passwordHash: "unused")
-            claimers.append((user.id.uuidString.lowercased(), try world.signedToken(for: user.id)))
-        }
+        let claimers = try world.adminClaimers(Self.claimers, emailPrefix: "rpc")
         for round in 0..<Self.rounds {
             let task = UUID().uuidString.lowercased()
             try world.app.database.pool.execute("""
