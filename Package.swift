@@ -28,9 +28,9 @@ let package = Package(
         // COpenSSL: SHA-1 for the WebSocket handshake's Sec-WebSocket-Accept.
         .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", "CZlib", "COpenSSL", logging]),
         // libpq wrapper: connection, query, rows, errors, pool, LISTEN/NOTIFY, migrator.
-        .target(name: "Postgres", dependencies: ["CLibPQ", logging]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CLinuxSys", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.
-        .target(name: "EmbeddedPostgres", dependencies: [logging]),
+        .target(name: "EmbeddedPostgres", dependencies: ["CLinuxSys", logging]),
         // Password hashing, random tokens: OpenSSL-backed primitives (never hand-rolled crypto).
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
         // Pure domain types and validation rules (no I/O).
@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]

@@ -1,3 +1,4 @@
+import CLinuxSys
 import Foundation
 
 /// Runs a helper program to completion and captures its combined output.
@@ -28,6 +29,7 @@ enum ProcessRunner {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 1)
         posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 2)
+        try closeInheritedDescriptors(&actions)
         // posix_spawn_file_actions_addchdir_np is not visible to Swift; `env -C` does the chdir.
         let (program, programArguments) = currentDirectory.map { ("/usr/bin/env", ["-C", $0, executable] + arguments) }
             ?? (executable, arguments)
@@ -48,5 +50,19 @@ enum ProcessRunner {
         // WIFEXITED/WEXITSTATUS are macros; decode the status word by hand.
         let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: exitStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The child keeps only stdin, stdout and stderr. `pg_ctl start` leaves a postmaster running
+    /// with whatever it inherited, and PostgreSQL subtracts every inherited descriptor from
+    /// `max_files_per_process`: a test process holding ~950 sockets without close-on-exec made
+    /// it refuse to start ("insufficient file descriptors … System allows 37"). Our own
+    /// descriptors are close-on-exec, but a library's or a parallel test's may not be, so the
+    /// child closes everything above 2. The closefrom action runs inside the spawn, so a
+    /// descriptor another thread opens meanwhile is closed too.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
+        let error = posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        guard error == 0 else {
+            throw EmbeddedPostgresError(kind: .commandFailed, message: "cannot prepare the child's descriptors: errno \(error)")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CLinuxSys
 import Foundation
 
 /// Cross-thread state of a PostgresListener: a self-pipe to wake its poll(), flags, and
@@ -13,13 +14,11 @@ final class ListenerControl: @unchecked Sendable {
 
     init() throws {
         var descriptors: [Int32] = [0, 0]
-        guard pipe(&descriptors) == 0 else {
+        guard pipe2(&descriptors, Int32(O_NONBLOCK | O_CLOEXEC)) == 0 else {
             throw PostgresError(kind: .protocolViolation, message: "cannot create listener wake pipe: errno \(errno)")
         }
         wakeRead = descriptors[0]
         wakeWrite = descriptors[1]
-        _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(wakeWrite, F_SETFL, fcntl(wakeWrite, F_GETFL) | O_NONBLOCK)
     }
 
     deinit {

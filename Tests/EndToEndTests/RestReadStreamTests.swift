@@ -71,7 +71,7 @@ import Testing
 
     /// Sends a GET on a raw socket and returns it unread, with a small receive buffer.
     static func openRequest(port: Int, path: String, token: String) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var small: Int32 = 4096
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()

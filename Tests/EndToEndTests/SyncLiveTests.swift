@@ -155,7 +155,7 @@ import Testing
         let rita = try server.member("rita")
         var replica = SyncReplica()
         try replica.syncToEnd(server, as: rita)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         #expect(descriptor >= 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

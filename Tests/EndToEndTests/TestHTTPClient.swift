@@ -32,7 +32,7 @@ struct TestHTTPClient {
 
     /// One request on its own connection (`Connection: close`), response read to EOF.
     func perform(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Response {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw ClientError.socket("socket: \(errno)") }
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
