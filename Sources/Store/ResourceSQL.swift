@@ -56,12 +56,20 @@ enum ResourceSQL {
     /// Whether `listingID` names a listing the viewer sees that is not deleted (contract §2: a
     /// work item's `listing_id` must be a listing its author can see).
     static func checkListing(_ listingID: UUID, _ viewer: Viewer, on connection: PostgresConnection) throws -> FieldError? {
-        let rows = try connection.query("""
-            SELECT 1 FROM listings l WHERE l.id = \(listingID) AND l.deleted_at IS NULL AND \(Visibility.listing("l", viewer))
-            """)
-        guard rows.isEmpty else { return nil }
-        return FieldError(field: "listing_id", code: .unknownListing, message: "Must be the id of a listing you can see.")
+        let rows = try connection.query("SELECT \(usableListing(listingID, viewer)) AS usable")
+        guard try rows.first?.decode("usable", as: Bool.self) != true else { return nil }
+        return unknownListing
     }
+
+    /// SQL: TRUE when `listingID` names a listing the viewer sees that is not deleted; for
+    /// `checkListing`, and for writes that check it in their own statement.
+    static func usableListing(_ listingID: UUID, _ viewer: Viewer) -> PostgresQuery {
+        """
+        EXISTS (SELECT 1 FROM listings l WHERE l.id = \(listingID) AND l.deleted_at IS NULL AND \(Visibility.listing("l", viewer)))
+        """
+    }
+
+    static let unknownListing = FieldError(field: "listing_id", code: .unknownListing, message: "Must be the id of a listing you can see.")
 
     /// The history row of a status change, in the transaction of the write that made it.
     static func recordStatusChange(entityType: String, id: UUID, old: String?, new: String, by user: UUID,
@@ -70,6 +78,16 @@ enum ResourceSQL {
             INSERT INTO status_changes (entity_type, entity_id, old_status, new_status, changed_by)
             VALUES (\(entityType), \(id), \(old), \(new), \(user))
             """)
+    }
+
+    /// The first history row of the row a one-statement create inserted (`ResourceWriteSQL.insert`
+    /// with `history:`): reads it from the `inserted` CTE, so it writes nothing when nothing was
+    /// inserted.
+    static func statusChangeOfInserted(entityType: String, new: String, by user: UUID) -> PostgresQuery {
+        """
+        INSERT INTO status_changes (entity_type, entity_id, old_status, new_status, changed_by)
+        SELECT \(entityType), inserted.id, NULL, \(new), \(user) FROM inserted
+        """
     }
 
     static func decodeRow(_ row: PostgresRow) throws -> ResourceRow {

@@ -26,6 +26,33 @@ enum ResourceWriteSQL {
             """
     }
 
+    /// The same INSERT as `insert`, with what the rules add to a create, in one statement (one
+    /// round trip, so it needs no transaction of its own):
+    /// - it inserts only when `condition` holds, and answers whether it held (`allowed`), so a
+    ///   check that used to be its own query is made in the same snapshot as the insert;
+    /// - `history` (an `INSERT … SELECT … FROM inserted`) writes the history row of the new
+    ///   row, and writes nothing when the id was taken.
+    /// One row: `allowed`, and the new row's `json`, `version`, `id` (NULL when nothing was
+    /// inserted: not allowed, or the id is taken). Values in the SELECT list get no type from
+    /// the target column, so a server value that is a bare NULL must carry a cast.
+    static func insert(_ description: ResourceDescription, alias: String, id: UUID?, input: ResourceInput,
+                       server: [ServerValue], condition: PostgresQuery, history: PostgresQuery) -> PostgresQuery {
+        let written = input.written(description, patch: false)
+        let columns = ["id"] + written.map(\.column.name) + server.map(\.column)
+        let values: [PostgresQuery] = ["coalesce(\(id), gen_random_uuid())"]
+            + written.map { $0.value.bound(as: $0.column.type) } + server.map(\.value)
+        return """
+            WITH allowed AS (SELECT \(condition) AS allowed),
+            inserted AS (
+                INSERT INTO \(unsafeSQL: description.table) AS \(unsafeSQL: alias) (\(unsafeSQL: columns.joined(separator: ", ")))
+                SELECT \(PostgresQuery.joined(values, separator: ", ")) FROM allowed WHERE allowed.allowed
+                ON CONFLICT (id) DO NOTHING
+                RETURNING \(Self.returning(alias))),
+            history AS (\(history))
+            SELECT allowed.allowed, inserted.json, inserted.version, inserted.id FROM allowed LEFT JOIN inserted ON TRUE
+            """
+    }
+
     /// UPDATE of row `id` setting `sets` (from `ResourceInput.assignments` and the rules).
     static func update(_ description: ResourceDescription, alias: String, id: UUID, sets: [PostgresQuery],
                        returning: PostgresQuery? = nil) -> PostgresQuery {

@@ -5,27 +5,33 @@ import Postgres
 /// Claims (contract §3). A claim is one conditional UPDATE (`claimed_by IS NULL` and claimable):
 /// concurrent claimers queue on the row lock and PostgreSQL re-checks the condition against
 /// the winner's committed row, so exactly one UPDATE matches; the losers then read who holds it.
+///
+/// The UPDATE and its `claim_events` row are one statement (a data-modifying CTE), and so is a
+/// release of one's own claim: each is atomic by itself, so neither needs a transaction of its
+/// own — a claim or release is one round trip instead of four or five. The history row is
+/// still inserted after the UPDATE has taken the row lock (the CTE's INSERT reads the UPDATE's
+/// RETURNING), which the history order relies on (migration 0010).
 extension WorkItemStore {
     /// Claims the item for the caller; `changed: false` when the caller already held it.
     public func claim(_ viewer: Viewer, id: UUID) throws -> (row: ResourceRow, changed: Bool) {
-        try pool.withTransaction { try claim(viewer, id: id, on: $0) }
+        try pool.withConnection { try claim(viewer, id: id, on: $0) }
     }
 
-    /// `claim` inside the caller's transaction (sync push).
+    /// `claim` inside the caller's transaction (sync push), or on its own.
     public func claim(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
         // A loser can find the item free again if the winner released it in between; try
         // again then (bounded: each round means someone else changed the row).
         for _ in 0..<5 {
             let won = try connection.query("""
-                UPDATE \(unsafeSQL: table) t SET claimed_by = \(viewer.userID), claimed_at = now()
-                WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
-                  AND t.claimed_by IS NULL AND t.status IN ('open', 'in_progress')
-                RETURNING dispatch_json(t)::text AS json, t.version
+                WITH won AS (
+                    UPDATE \(unsafeSQL: table) t SET claimed_by = \(viewer.userID), claimed_at = now()
+                    WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
+                      AND t.claimed_by IS NULL AND t.status IN ('open', 'in_progress')
+                    RETURNING dispatch_json(t)::text AS json, t.version),
+                event AS (\(claimEvent(id: id, user: viewer.userID, action: "claimed", actor: viewer.userID, from: "won")))
+                SELECT json, version FROM won
                 """)
-            if let row = won.first {
-                try recordClaimEvent(connection, id: id, user: viewer.userID, action: "claimed", actor: viewer.userID)
-                return (try ResourceSQL.decodeRow(row), true)
-            }
+            if let row = won.first { return (try ResourceSQL.decodeRow(row), true) }
             let rows = try connection.query("""
                 SELECT dispatch_json(t)::text AS json, t.version, t.status, t.claimed_by, t.claimed_at
                 FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
@@ -44,11 +50,33 @@ extension WorkItemStore {
 
     /// Releases the claim (claimer or admin); `changed: false` when the item was not claimed.
     public func release(_ viewer: Viewer, id: UUID) throws -> (row: ResourceRow, changed: Bool) {
-        try pool.withTransaction { try release(viewer, id: id, on: $0) }
+        try pool.withConnection { try release(viewer, id: id, on: $0) }
     }
 
-    /// `release` inside the caller's transaction (sync push).
+    /// `release` inside the caller's transaction (sync push), or on its own.
+    ///
+    /// The common case, releasing one's own claim, is one statement: an UPDATE conditional on
+    /// the caller being the holder (re-checked on the latest row if a concurrent write got
+    /// there first). The claimer always sees the item (contract §2), so it needs no visibility
+    /// predicate. Anything else — not claimed, someone else's claim (an admin may release it),
+    /// not visible — takes the locked path, in a transaction of its own when there is none.
     public func release(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
+        let released = try connection.query("""
+            WITH released AS (
+                UPDATE \(unsafeSQL: table) t SET claimed_by = NULL, claimed_at = NULL
+                WHERE t.id = \(id) AND t.claimed_by = \(viewer.userID)
+                RETURNING dispatch_json(t)::text AS json, t.version),
+            event AS (\(claimEvent(id: id, user: viewer.userID, action: "released", actor: viewer.userID, from: "released")))
+            SELECT json, version FROM released
+            """)
+        if let row = released.first { return (try ResourceSQL.decodeRow(row), true) }
+        guard connection.transactionStatus == .idle else { return try lockedRelease(viewer, id: id, on: connection) }
+        return try connection.withTransaction { try lockedRelease(viewer, id: id, on: $0) }
+    }
+
+    /// The release of a claim that may be someone else's: the row is locked first, so the
+    /// holder recorded in `claim_events` is the one whose claim ends.
+    private func lockedRelease(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
         let rows = try connection.query("""
             SELECT t.claimed_by FROM \(unsafeSQL: table) t
             WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer)) FOR UPDATE OF t
@@ -59,18 +87,22 @@ extension WorkItemStore {
             throw DomainError.forbidden("Only the claimer or an administrator may release this claim.")
         }
         let updated = try connection.query("""
-            UPDATE \(unsafeSQL: table) t SET claimed_by = NULL, claimed_at = NULL WHERE t.id = \(id)
-            RETURNING dispatch_json(t)::text AS json, t.version
+            WITH released AS (
+                UPDATE \(unsafeSQL: table) t SET claimed_by = NULL, claimed_at = NULL WHERE t.id = \(id)
+                RETURNING dispatch_json(t)::text AS json, t.version),
+            event AS (\(claimEvent(id: id, user: holder, action: "released", actor: viewer.userID, from: "released")))
+            SELECT json, version FROM released
             """)
         guard let released = updated.first else { throw DomainError.notFound(kind.rawValue) }
-        try recordClaimEvent(connection, id: id, user: holder, action: "released", actor: viewer.userID)
         return (try ResourceSQL.decodeRow(released), true)
     }
 
-    func recordClaimEvent(_ connection: PostgresConnection, id: UUID, user: UUID, action: String, actor: UUID) throws {
-        try connection.execute("""
-            INSERT INTO claim_events (entity_type, entity_id, user_id, action, actor_id)
-            VALUES (\(kind.rawValue), \(id), \(user), \(action), \(actor))
-            """)
+    /// The `claim_events` row of a claim or release, as an `INSERT … SELECT` from the CTE
+    /// (`from`) that changed the row: nothing is recorded when it changed nothing.
+    private func claimEvent(id: UUID, user: UUID, action: String, actor: UUID, from changed: String) -> PostgresQuery {
+        """
+        INSERT INTO claim_events (entity_type, entity_id, user_id, action, actor_id)
+        SELECT \(kind.rawValue), \(id), \(user), \(action), \(actor) FROM \(unsafeSQL: changed)
+        """
     }
 }

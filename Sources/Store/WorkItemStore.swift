@@ -34,6 +34,13 @@ public struct WorkItemStore: WritableRowStore {
         }
     }
 
+    /// `create` without a transaction of its own: the create is one statement (`insert`),
+    /// atomic by itself, so BEGIN and COMMIT would only add two round trips. A replay's read
+    /// that may follow writes nothing.
+    public func create(_ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> CreateResult {
+        try pool.withConnection { try create(viewer, id: id, input: input, on: $0) }
+    }
+
     public func sameAsRow(_ input: WorkItemInput, _ alias: String) -> PostgresQuery {
         input.sameAsRow(resource.description, alias)
     }
@@ -88,21 +95,27 @@ public struct WorkItemStore: WritableRowStore {
 
     /// Inserts a new item declared by the caller; nil when the id is taken. The rules: its
     /// listing must be one the caller sees, `completed_at` follows the status, and the status
-    /// is recorded in `status_changes`.
+    /// is recorded in `status_changes`. All three are one statement (the listing check, the
+    /// row, its history row: `ResourceWriteSQL.insert`), so a create is one round trip.
     public func insert(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID?, input: WorkItemInput) throws -> ResourceRow? {
         var errors = input.check(complete: true, currentClaimer: nil)
-        if let listingID = input.sent["listing_id"]?.uuid, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
-            errors.append(error)
+        let listingID = input.sent["listing_id"]?.uuid
+        guard errors.isEmpty else {
+            // Report every problem at once, the listing's too (a read: nothing is written).
+            if let listingID, let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) { errors.append(error) }
+            throw DomainError.validation(errors)
         }
-        guard errors.isEmpty else { throw DomainError.validation(errors) }
         let status = try status(input, patch: false) ?? .open
         let server = [ServerValue(column: "declared_by", value: "\(viewer.userID)"),
-                      ServerValue(column: "completed_at", value: StatusRules.hasCompletedAt(status) ? "now()" : "NULL")]
-        let rows = try connection.query(ResourceWriteSQL.insert(resource.description, alias: "t", id: id, input: input, server: server))
-        guard let row = rows.first else { return nil }
-        try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: try row.decode("id"), old: nil,
-                                           new: status.rawValue, by: viewer.userID, on: connection)
-        return try ResourceSQL.decodeRow(row)
+                      ServerValue(column: "completed_at", value: StatusRules.hasCompletedAt(status) ? "now()" : "NULL::timestamptz")]
+        let rows = try connection.query(ResourceWriteSQL.insert(
+            resource.description, alias: "t", id: id, input: input, server: server,
+            condition: listingID.map { ResourceSQL.usableListing($0, viewer) } ?? "TRUE",
+            history: ResourceSQL.statusChangeOfInserted(entityType: kind.rawValue, new: status.rawValue, by: viewer.userID)))
+        guard let row = rows.first else { throw PostgresError(kind: .protocolViolation, message: "a one-row SELECT answered no row") }
+        guard try row.decode("allowed", as: Bool.self) else { throw DomainError.validation([ResourceSQL.unknownListing]) }
+        guard let json = try row.decode("json", as: String?.self) else { return nil }
+        return ResourceRow(json: json, version: try row.decode("version"))
     }
 
     public func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,

@@ -19,6 +19,9 @@ public protocol WritableRowStore: ResourceStore {
                 check: VersionCheck) throws -> ResourceRow
     /// SQL that is TRUE when row `alias` holds every field `input` sent (an idempotent replay).
     func sameAsRow(_ input: Input, _ alias: String) -> PostgresQuery
+    /// `create` on a connection of the pool; by default in a transaction of its own (a store
+    /// whose insert is one statement may skip it).
+    func create(_ viewer: Viewer, id: UUID?, input: Input) throws -> CreateResult
 }
 
 extension WritableRowStore {
