@@ -149,28 +149,4 @@ extension RealtimeConnection {
             shutdown(channel, reason: error.reason)
         }
     }
-
-    /// `broadcast` `{type: "broadcast", event, payload}`: relayed to the topic's members on
-    /// this instance (the sender too with `self`), acknowledged with `ack`.
-    func broadcast(_ message: PhoenixMessage, channel: RealtimeChannel) {
-        guard case .string(let event)? = message.payload["event"], !event.isEmpty else {
-            send(.error(to: message, reason: "InvalidBroadcast: a broadcast needs an event name"))
-            return
-        }
-        let text = JSONText.encode(.object(message.payload))
-        guard text.utf8.count <= service.limits.broadcastBytes else {
-            send(.error(to: message, reason: "PayloadTooLarge: a broadcast may carry at most \(service.limits.broadcastBytes) bytes"))
-            return
-        }
-        guard takeBroadcastToken() else {
-            send(.error(to: message, reason: "ClientBroadcastRateLimitReached: too many broadcasts per second"))
-            return
-        }
-        if let problem = channel.problem() {
-            shutdown(channel, reason: problem)
-            return
-        }
-        service.hub.relay(text, from: channel)
-        if channel.acknowledgesBroadcasts && message.ref != nil { send(.reply(to: message, ok: true)) }
-    }
 }
