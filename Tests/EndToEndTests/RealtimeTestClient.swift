@@ -102,11 +102,14 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
 
     func raw(binary: [UInt8]) { connection.received(binary: binary) }
 
-    /// Joins `realtime:<name>` and waits for the reply (and, with postgres_changes, the system message).
+    /// Joins `realtime:<name>` and waits for the reply (and, with postgres_changes, the system
+    /// message). `replayFrom`: a sync cursor to replay from (sent as the presence key).
     @discardableResult
-    func join(_ name: String, token: String?, changes: [[String: Any]] = [], broadcast: [String: Any] = [:]) throws -> Message {
+    func join(_ name: String, token: String?, changes: [[String: Any]] = [], broadcast: [String: Any] = [:],
+              replayFrom: String = "") throws -> Message {
         let ref = nextRef()
-        var payload: [String: Any] = ["config": ["postgres_changes": changes, "broadcast": broadcast, "presence": ["key": ""], "private": false]]
+        let presence: [String: Any] = ["key": replayFrom]
+        var payload: [String: Any] = ["config": ["postgres_changes": changes, "broadcast": broadcast, "presence": presence, "private": false]]
         if let token { payload["access_token"] = token }
         try push(topic: "realtime:\(name)", event: "phx_join", payload: payload, joinRef: ref, ref: ref)
         let reply = try next { $0.event == "phx_reply" && $0.ref == ref }

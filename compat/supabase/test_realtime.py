@@ -4,7 +4,8 @@ A signed-in user subscribes with AsyncRealtimeClient (vsn 1.0.0, the publishable
 URL, the user's access token in the join) and sees inserts and updates made through /v1; a
 row leaving its view (a listing's staff removed) arrives as a DELETE; an outsider's
 subscription receives none of another user's private rows; a write made the instant the
-subscription is confirmed is delivered; a join without a user's token is refused.
+subscription is confirmed is delivered; a join without a user's token is refused; a join that
+passes a sync cursor as its presence key gets the changes it missed replayed before live ones.
 """
 
 import asyncio
@@ -27,13 +28,17 @@ class Subscriber:
         self.state = None
         self.error = None
 
-    async def subscribe(self, topic: str, changes: list[dict]):
+    async def subscribe(self, topic: str, changes: list[dict], replay_from: str | None = None):
         self.client = AsyncRealtimeClient(f"{self.server.url}/realtime/v1", self.server.publishable_key,
                                           auto_reconnect=False)
         await self.client.connect()
         if self.token:
             await self.client.set_auth(self.token)
-        channel = self.client.channel(topic)
+        # The replay cursor travels as the presence key (this server refuses presence).
+        params = None if replay_from is None else {"config": {
+            "broadcast": {"ack": False, "self": False}, "presence": {"key": replay_from, "enabled": False},
+            "private": False}}
+        channel = self.client.channel(topic, params)
         for change in changes:
             channel.on_postgres_changes(change.get("event", "*"), callback=self.events.put_nowait,
                                         table=change.get("table"), schema="public", filter=change.get("filter"))
@@ -171,5 +176,38 @@ def test_a_join_without_a_users_token_is_refused(server):
         assert anonymous.state == RealtimeSubscribeStates.CHANNEL_ERROR
         assert "InvalidJWTToken" in str(anonymous.error)
         await anonymous.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_join_with_a_sync_cursor_replays_what_it_missed(server, create_realtor, signed_in_client):
+    owner = signed_in_client(create_realtor("Rita Replay"))
+
+    async def scenario():
+        async with api(server, owner) as http:
+            first = (await http.post("/v1/tasks", json={"title": "Before"})).json()
+            # Catch up to now with /v1/sync: its next_since is the cursor an event carries too.
+            page = (await http.get("/v1/sync")).json()
+            while page["has_more"]:
+                page = (await http.get("/v1/sync", params={"since": page["next_since"]})).json()
+            cursor = page["next_since"]
+            # Missed while away: an insert and an update.
+            missed = (await http.post("/v1/tasks", json={"title": "While away"})).json()
+            assert (await http.patch(f"/v1/tasks/{first['id']}", json={"title": "Renamed"})).status_code == 200
+
+            subscriber = await Subscriber(server, token_of(owner)).subscribe(
+                "replay", [{"table": "tasks"}], replay_from=cursor)
+            assert subscriber.state == RealtimeSubscribeStates.SUBSCRIBED, subscriber.error
+            live = (await http.post("/v1/tasks", json={"title": "Live"})).json()
+            seen = [await subscriber.next() for _ in range(3)]
+            assert [(record_id(p), p["data"]["type"]) for p in seen] == [
+                (missed["id"], "INSERT"), (first["id"], "UPDATE"), (live["id"], "INSERT")]
+            await subscriber.close()
+
+            refused = await Subscriber(server, token_of(owner)).subscribe(
+                "replay-bad", [{"table": "tasks"}], replay_from="not-a-cursor")
+            assert refused.state == RealtimeSubscribeStates.CHANNEL_ERROR
+            assert "InvalidCursor" in str(refused.error)
+            await refused.close()
 
     asyncio.run(scenario())

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Store
 
 /// The events of the Phoenix channel protocol as Supabase Realtime speaks them.
 extension RealtimeConnection {
@@ -87,6 +88,7 @@ extension RealtimeConnection {
             for entry in entries { subscriptions.append(try PostgresChangeSubscription(entry)) }
         default: throw .invalid("config.postgres_changes must be an array")
         }
+        let replayCursor = try RealtimeReplay.requestedCursor(in: config)
         let broadcast: [String: JSONValue]
         switch config["broadcast"] {
         case .object(let object)?: broadcast = object
@@ -113,8 +115,17 @@ extension RealtimeConnection {
             revoked: { [auth = service.auth] in auth.revokedSessions.contains($0) })
         if !subscriptions.isEmpty {
             service.ensureListening()
+            // Replayed changes are held by the channel until the join is answered, ahead of
+            // any live one; live delivery starts where the replay ends (RealtimeReplay).
+            var liveFrom: SyncCursor?
+            if let replayCursor {
+                let replay = try RealtimeReplay.read(service.sync.feed, viewer: identity.viewer, from: replayCursor,
+                                                     limit: limits.replayChanges)
+                channel.deliver(replay.changes)
+                liveFrom = replay.resumeFrom
+            }
             do {
-                channel.registration = try service.feed.register(identity.viewer) { [weak channel] changes in
+                channel.registration = try service.feed.register(identity.viewer, from: liveFrom) { [weak channel] changes in
                     channel?.deliver(changes)
                 }
             } catch {

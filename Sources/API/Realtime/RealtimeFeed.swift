@@ -57,7 +57,8 @@ final class RealtimeFeed: @unchecked Sendable {
 
     /// Arms a subscription: from the moment this returns, every change to rows `viewer` may
     /// see that commits later reaches `sink` (in commit-chain order, at least once).
-    /// `cursor` (tests) starts from an older position instead of the current snapshot.
+    /// `cursor` starts from an older position instead of the current snapshot (a join that
+    /// replayed up to it; tests): any snapshot taken before this call is a gap-free start.
     func register(_ viewer: Viewer, from cursor: SyncCursor? = nil, sink: @escaping Sink) throws -> UInt64 {
         let cursor = try cursor ?? feed.currentCursor()
         condition.lock()
