@@ -39,11 +39,14 @@ def reset_peak(pid):
 
 
 class WireTimes:
-    """Kernel timestamps (CLOCK_REALTIME) of HTTP responses leaving TCP port `port` on `lo`."""
+    """Kernel timestamps (CLOCK_REALTIME) of HTTP responses leaving TCP port `port` on `lo`
+    (or of any packet whose TCP payload `match` accepts: bench/realtime_clients.py times
+    WebSocket frames this way)."""
     SO_ATTACH_FILTER, SO_RCVBUFFORCE, SO_TIMESTAMPNS = 26, 33, 35
     ETH_P_ALL, PACKET_OUTGOING = 0x0003, 4
 
-    def __init__(self, port):
+    def __init__(self, port, match=lambda payload: payload.startswith(b"HTTP/1."), snap=256):
+        self.match, self.snap = match, snap
         # Classic BPF: IPv4, TCP, not a later fragment, TCP source port == port; else drop.
         code = [(0x28, 0, 0, 12), (0x15, 0, 8, 0x0800), (0x30, 0, 0, 23), (0x15, 0, 6, 6),
                 (0x28, 0, 0, 20), (0x45, 4, 0, 0x1FFF), (0xB1, 0, 0, 14), (0x48, 0, 0, 14),
@@ -68,7 +71,7 @@ class WireTimes:
         first = {}
         while True:
             try:
-                data, ancillary, _, address = self.sock.recvmsg(256, socket.CMSG_SPACE(16))
+                data, ancillary, _, address = self.sock.recvmsg(self.snap, socket.CMSG_SPACE(16))
             except BlockingIOError:
                 return first
             if address[2] != self.PACKET_OUTGOING:  # lo shows each packet twice: sent and received
@@ -76,7 +79,7 @@ class WireTimes:
             ip = data[14:]
             tcp = ip[(ip[0] & 0xF) * 4:]
             payload = tcp[(tcp[12] >> 4) * 4:]
-            if not payload.startswith(b"HTTP/1."):
+            if not self.match(payload):
                 continue
             for level, kind, value in ancillary:
                 if level == socket.SOL_SOCKET and kind == self.SO_TIMESTAMPNS:

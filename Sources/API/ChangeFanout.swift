@@ -34,14 +34,12 @@ final class ChangeFanout: @unchecked Sendable {
     private(set) var listener: PostgresListener?
     private let reader: Reader
     private let logger: Logger
+    private let loop = BackgroundLoop(name: "change-fanout")
+    private var condition: NSCondition { loop.condition }
     // Guarded by `condition`'s lock.
-    private let condition = NSCondition()
     private var subscribers: [Subscriber] = []
     private var readAt: ContinuousClock.Instant?
     private var generationCount: UInt64 = 0
-    private var started = false
-    private var stopped = false
-    private var finished = false
     /// Only the fanout thread touches these.
     private var lastSnapshot: SyncSnapshot?
 
@@ -73,21 +71,15 @@ final class ChangeFanout: @unchecked Sendable {
         listener?.start()
         condition.lock()
         defer { condition.unlock() }
-        guard !started, !stopped else { return }
-        started = true
-        if readAt == nil { readAt = .now }
-        let thread = Thread { [self] in run() }
-        thread.name = "change-fanout"
-        thread.start()
+        // The first read is worth more once LISTEN is on (ChangeHistory needs its epoch).
+        let started = loop.startLocked(prologue: { [listener] in _ = listener?.waitUntilListening(timeout: .seconds(2)) },
+                                       turn: { [self] in readWhenDue() })
+        if started, readAt == nil { readAt = .now }
     }
 
     func stop() {
         listener?.stop()
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while started && !finished { condition.wait() }
-        condition.unlock()
+        loop.stop()
     }
 
     /// Asks for a read within `delay` (a subscriber that needs a fresh one, or a reconnect).
@@ -111,27 +103,21 @@ final class ChangeFanout: @unchecked Sendable {
 
     // MARK: The thread
 
-    private func run() {
-        // The first read is worth more once LISTEN is on (ChangeHistory needs its epoch).
-        _ = listener?.waitUntilListening(timeout: .seconds(2))
-        condition.lock()
-        while !stopped {
-            let now = ContinuousClock.now
-            guard let at = readAt, at <= now else {
-                let until = readAt ?? now + .seconds(60)
-                _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
-                continue
-            }
-            readAt = nil
-            let current = subscribers
-            condition.unlock()
-            let change = readOnce()
-            for subscriber in current { subscriber(change) }
-            condition.lock()
+    /// One turn of the loop (lock held): wait for the next read to be due, or read and hand
+    /// the change to every subscriber (without the lock).
+    private func readWhenDue() {
+        let now = ContinuousClock.now
+        guard let at = readAt, at <= now else {
+            let until = readAt ?? now + .seconds(60)
+            _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
+            return
         }
-        finished = true
-        condition.broadcast()
+        readAt = nil
+        let current = subscribers
         condition.unlock()
+        let change = readOnce()
+        for subscriber in current { subscriber(change) }
+        condition.lock()
     }
 
     /// One read from the last good snapshot. The epoch and notification count are taken

@@ -9,11 +9,7 @@ final class SyncHistoryPruner: @unchecked Sendable {
     private let keep: Duration
     private let interval: Duration
     private let logger: Logger
-    // Guarded by `condition`'s lock.
-    private let condition = NSCondition()
-    private var started = false
-    private var stopped = false
-    private var finished = false
+    private let loop = BackgroundLoop(name: "sync-pruner")
 
     init(feed: SyncFeed, keep: Duration, interval: Duration, logger: Logger) {
         self.feed = feed
@@ -23,39 +19,25 @@ final class SyncHistoryPruner: @unchecked Sendable {
     }
 
     func start() {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !started, !stopped else { return }
-        started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "sync-pruner"
-        thread.start()
+        loop.start { [self] in pruneThenWait() }
     }
 
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while started && !finished { condition.wait() }
-        condition.unlock()
+        loop.stop()
     }
 
-    private func run() {
-        condition.lock()
-        while !stopped {
-            condition.unlock()
-            do {
-                let deleted = try feed.prune(keep: keep)
-                if deleted > 0 { logger.info("pruned sync history", metadata: ["records": "\(deleted)"]) }
-            } catch {
-                logger.warning("cannot prune sync history; will retry", metadata: ["error": "\(error)"])
-            }
-            condition.lock()
-            let deadline = Date().addingTimeInterval(interval.timeInterval)
-            while !stopped && condition.wait(until: deadline) {}
+    /// One turn of the loop (lock held): prune without the lock, then sleep until the next
+    /// round or `stop()`.
+    private func pruneThenWait() {
+        loop.condition.unlock()
+        do {
+            let deleted = try feed.prune(keep: keep)
+            if deleted > 0 { logger.info("pruned sync history", metadata: ["records": "\(deleted)"]) }
+        } catch {
+            logger.warning("cannot prune sync history; will retry", metadata: ["error": "\(error)"])
         }
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        loop.condition.lock()
+        let deadline = Date().addingTimeInterval(interval.timeInterval)
+        while !loop.isStopped && loop.condition.wait(until: deadline) {}
     }
 }

@@ -2,7 +2,7 @@
 public struct WebSocketDecoderLimits: Sendable, Equatable {
     /// Largest payload of one frame.
     public var maxFrameBytes: Int
-    /// Largest text message, fragments joined.
+    /// Largest message (text or binary), fragments joined.
     public var maxMessageBytes: Int
 
     public init(maxFrameBytes: Int = 1 << 20, maxMessageBytes: Int = 1 << 20) {

@@ -2,6 +2,8 @@
 public enum WebSocketEvent: Sendable, Equatable {
     /// A whole text message: fragments joined, UTF-8 checked.
     case text([UInt8])
+    /// A whole binary message: fragments joined, bytes as sent (unmasked).
+    case binary([UInt8])
     case ping([UInt8])
     case pong([UInt8])
     /// The peer's close frame; `code` nil when it carried none (1005 "no status").

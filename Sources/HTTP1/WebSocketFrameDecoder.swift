@@ -3,8 +3,9 @@
 /// zero RSV bits (no extensions are negotiated), known opcodes, control frames of at most 125
 /// bytes and unfragmented, continuation sequencing, minimal length encoding, the size limits,
 /// close payloads (§7.4 code ranges, UTF-8 reason) and text UTF-8, checked as bytes arrive.
-/// Binary messages are refused with 1003: what runs over this transport is text-only.
-/// After a close frame nothing more is decoded (later bytes are discarded).
+/// Binary messages are assembled like text ones (same limits) but their bytes are opaque:
+/// what they mean is the handler's business. After a close frame nothing more is decoded
+/// (later bytes are discarded).
 public struct WebSocketFrameDecoder: Sendable {
     private enum Phase: Sendable {
         case header
@@ -23,8 +24,9 @@ public struct WebSocketFrameDecoder: Sendable {
     private var fin = false
     private var maskKey: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
     private var maskOffset = 0
-    /// The text message being assembled (across fragments) and its UTF-8 check.
+    /// The message being assembled (across fragments), whether it is text, and its UTF-8 check.
     private var messageActive = false
+    private var messageIsText = true
     private var message: [UInt8] = []
     private var utf8 = WebSocketUTF8Validator()
     /// The current control frame's payload.
@@ -120,12 +122,10 @@ public struct WebSocketFrameDecoder: Sendable {
             if lengthCode > 125 { return .protocolError("control frame longer than 125 bytes") }
         case .continuation:
             if !messageActive { return .protocolError("continuation without a message") }
-        case .text:
+        case .text, .binary:
             if messageActive { return .protocolError("new message inside a fragmented one") }
             messageActive = true
-        case .binary:
-            if messageActive { return .protocolError("new message inside a fragmented one") }
-            return WebSocketFailure(closeCode: 1003, reason: "binary messages are not supported")
+            messageIsText = code == .text
         }
         return nil
     }
@@ -142,6 +142,7 @@ public struct WebSocketFrameDecoder: Sendable {
         }
         let before = message.count
         Self.appendUnmasked(bytes, key: maskKey, offset: start, to: &message)
+        guard messageIsText else { return nil }
         let valid = message.withUnsafeBytes { utf8.feed(UnsafeRawBufferPointer(rebasing: $0[before...])) }
         return valid ? nil : WebSocketFailure(closeCode: 1007, reason: "text is not valid UTF-8")
     }
@@ -183,12 +184,14 @@ public struct WebSocketFrameDecoder: Sendable {
             }
         case .text, .continuation, .binary:
             guard fin else { return nil }
-            guard utf8.isComplete else { return fail(WebSocketFailure(closeCode: 1007, reason: "text is not valid UTF-8")) }
-            let text = message
+            if messageIsText && !utf8.isComplete {
+                return fail(WebSocketFailure(closeCode: 1007, reason: "text is not valid UTF-8"))
+            }
+            let bytes = message
             message = []
             messageActive = false
             utf8 = WebSocketUTF8Validator()
-            return .event(.text(text), consumed: consumed)
+            return .event(messageIsText ? .text(bytes) : .binary(bytes), consumed: consumed)
         }
     }
 

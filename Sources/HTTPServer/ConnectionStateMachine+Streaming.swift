@@ -8,9 +8,6 @@ struct StreamingResponse {
 }
 
 extension ConnectionStateMachine {
-    /// Unsent output bytes (the stream's backpressure measure).
-    var pendingOutputCount: Int { withPendingOutput { $0.count } }
-
     /// Queues the head of a streamed response for the in-flight request; the body follows
     /// with `appendStreamBody` and ends with `finishStream`. The phase stays
     /// `awaitingResponse` (pipelined input waits) until then.

@@ -45,11 +45,13 @@ struct ConnectionStateMachine {
         var version: HTTPVersion
     }
 
-    private(set) var phase: Phase = .readingHead
-    private(set) var requestStarted = false
+    // Set by the machine only, here and in its extensions (`+Responses`, `+Timers`, `+Streaming`);
+    // the loop reads them.
+    var phase: Phase = .readingHead
+    var requestStarted = false
     /// Set when the peer half-closed while a request was in flight: answer it, then close.
     private(set) var peerClosed = false
-    private(set) var readDeadline: Int64?
+    var readDeadline: Int64?
     var writeDeadline: Int64?
     /// True once the final response is fully written and the loop has half-closed.
     private(set) var lingering = false
@@ -70,7 +72,7 @@ struct ConnectionStateMachine {
     static let maxPendingOutput = 64 * 1024
 
     /// Parsing is paused because the client is not reading its responses fast enough.
-    private(set) var parsingPaused = false
+    var parsingPaused = false
     /// Upgraded connections: the handler is behind on messages, stop reading for now.
     var inputPaused = false
 
@@ -92,6 +94,8 @@ struct ConnectionStateMachine {
     // MARK: Output
 
     var hasPendingOutput: Bool { outboxStart < outbox.count }
+    /// Unsent output bytes (a stream's or WebSocket's backpressure measure).
+    var pendingOutputCount: Int { outbox.count - outboxStart }
 
     /// Calls `body` with the unwritten output; the loop writes from it and reports `didWrite`.
     func withPendingOutput<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
@@ -173,7 +177,18 @@ struct ConnectionStateMachine {
     /// The peer is gone and nothing is left to answer.
     var finishedAfterPeerClose: Bool { peerClosed && isIdle }
 
-    private mutating func parseInbox(env: ConnectionEnvironment) -> Dispatch? {
+    /// Received bytes not parsed yet (pipelined requests, or the first WebSocket frames).
+    var hasBufferedInput: Bool { inbox.count > inboxStart }
+
+    /// The bytes received and not parsed, handed over for good (an upgrade: they are frames).
+    mutating func takeBufferedInput() -> [UInt8] {
+        let leftover = Array(inbox[inboxStart...])
+        inbox = []
+        inboxStart = 0
+        return leftover
+    }
+
+    mutating func parseInbox(env: ConnectionEnvironment) -> Dispatch? {
         var buffer: [UInt8] = []
         swap(&buffer, &inbox) // parse without an exclusive access to self.inbox
         let (consumed, dispatch) = buffer.withUnsafeBytes { raw in
@@ -229,110 +244,6 @@ struct ConnectionStateMachine {
         }
     }
 
-    // MARK: Responses
-
-    /// The handler's response for the in-flight request. May return the next pipelined request.
-    mutating func respond(_ response: HTTPResponse, env: ConnectionEnvironment) -> Dispatch? {
-        guard phase == .awaitingResponse, let inFlight = current, streaming == nil else { return nil }
-        current = nil
-        let (response, keepAlive) = finalHeaders(response, for: inFlight, env: env)
-        appendOutput(Self.wireBytes(response, omitBody: inFlight.isHead), env: env)
-        return continueAfterResponse(keepAlive: keepAlive, env: env)
-    }
-
-    /// The server-owned headers of a response: `Date`, `X-Request-Id`, and `Connection`, from
-    /// whether the connection stays open after it.
-    func finalHeaders(_ response: HTTPResponse, for inFlight: InFlight,
-                      env: ConnectionEnvironment) -> (HTTPResponse, keepAlive: Bool) {
-        // The server owns Date, X-Request-Id, Connection and Content-Length; a handler may only
-        // ask for `Connection: close`. Checked without allocating: this runs for every response.
-        let handlerSetConnection = response.headers.fields.contains {
-            HTTPResponseEncoder.asciiCaseInsensitiveEquals($0.name, "connection")
-        }
-        let keepAlive = inFlight.keepAlive && !env.shuttingDown && !(peerClosed && inbox.count == inboxStart)
-            && !(handlerSetConnection && response.headers.containsToken("close", in: "Connection"))
-        var response = response
-        if handlerSetConnection { response.headers.remove(name: "Connection") }
-        response.headers.add(name: "Date", value: env.date)
-        response.headers.add(name: "X-Request-Id", value: inFlight.requestID)
-        if !keepAlive {
-            response.headers.add(name: "Connection", value: "close")
-        } else if inFlight.version == .http10 {
-            response.headers.add(name: "Connection", value: "keep-alive")
-        }
-        return (response, keepAlive)
-    }
-
-    /// After a response is fully queued: close, or read the next (possibly pipelined) request.
-    mutating func continueAfterResponse(keepAlive: Bool, env: ConnectionEnvironment) -> Dispatch? {
-        guard keepAlive else {
-            enterClosing()
-            return nil
-        }
-        phase = .readingHead
-        requestStarted = false
-        readDeadline = env.now + env.timeouts.idle
-        if outbox.count - outboxStart >= Self.maxPendingOutput {
-            parsingPaused = true
-            return nil
-        }
-        return inbox.count > inboxStart ? parseInbox(env: env) : nil
-    }
-
-    /// Called after writes: resumes parsing pipelined input once the client caught up.
-    mutating func resumeParsingIfPossible(env: ConnectionEnvironment) -> Dispatch? {
-        guard parsingPaused, outbox.count - outboxStart < Self.maxPendingOutput else { return nil }
-        parsingPaused = false
-        return inbox.count > inboxStart ? parseInbox(env: env) : nil
-    }
-
-    /// Switches to WebSocket after the in-flight request (the loop checked the handshake):
-    /// queues the 101 answer and returns the bytes the client sent after the request, which
-    /// are already WebSocket frames. HTTP parsing never resumes on this connection.
-    mutating func upgrade(accept: String, env: ConnectionEnvironment) -> [UInt8] {
-        guard phase == .awaitingResponse, let inFlight = current, streaming == nil else { return [] }
-        current = nil
-        phase = .upgraded
-        readDeadline = nil
-        let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Accept: \(accept)\r\nDate: \(env.date)\r\nX-Request-Id: \(inFlight.requestID)\r\n\r\n"
-        appendOutput(Array(head.utf8), env: env)
-        let leftover = Array(inbox[inboxStart...])
-        inbox = []
-        inboxStart = 0
-        return leftover
-    }
-
-    /// At shutdown: a parked (deferred) request gets 503 instead of waiting for its event.
-    mutating func respondShuttingDown(env: ConnectionEnvironment) {
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.shuttingDown,
-                                              message: "The server is shutting down; retry shortly.")
-        response.headers.add(name: "Retry-After", value: "1")
-        _ = respond(response, env: env)
-    }
-
-    // MARK: Time
-
-    mutating func tick(env: ConnectionEnvironment) -> TimerOutcome {
-        if let writeDeadline, env.now >= writeDeadline { return .closeNow }
-        guard let readDeadline, env.now >= readDeadline else { return .nothing }
-        switch phase {
-        case .readingHead where !requestStarted:
-            // Idle keep-alive (or never spoke): close quietly, but not while a response drains.
-            return hasPendingOutput ? .nothing : .closeNow
-        case .closing:
-            return .closeNow
-        case .readingHead, .readingBody:
-            var response = HTTPResponse.jsonError(status: .requestTimeout, code: ServerErrorCode.requestTimeout,
-                                                  message: "The request was not received in time.")
-            response.headers.add(name: "Retry-After", value: "1")
-            queueFinal(response, requestID: env.requestID(from: nil), env: env)
-            return .respondAndClose
-        case .awaitingResponse, .upgraded:
-            return .nothing
-        }
-    }
-
     // MARK: Helpers
 
     private mutating func fail(_ error: HTTPParseError, env: ConnectionEnvironment) {
@@ -341,7 +252,7 @@ struct ConnectionStateMachine {
     }
 
     /// Queues a protocol-level response that ends the connection.
-    private mutating func queueFinal(_ response: HTTPResponse, requestID: String, env: ConnectionEnvironment) {
+    mutating func queueFinal(_ response: HTTPResponse, requestID: String, env: ConnectionEnvironment) {
         var response = response
         response.headers.set(name: "Date", value: env.date)
         response.headers.set(name: "X-Request-Id", value: requestID)
@@ -349,7 +260,6 @@ struct ConnectionStateMachine {
         appendOutput(Self.wireBytes(response, omitBody: false), env: env)
         enterClosing()
     }
-
 
     mutating func enterClosing() {
         phase = .closing

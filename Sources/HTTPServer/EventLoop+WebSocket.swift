@@ -69,6 +69,12 @@ extension EventLoop {
                 handler.received(text: String(decoding: bytes, as: UTF8.self))
             }
             if pause { record.machine.inputPaused = true }
+        case .binary(let bytes):
+            guard session.state == .open else { return }
+            session.lastMessageAt = env.now
+            let handler = session.handler
+            let pause = session.callbacks.enqueue(bytes: bytes.count) { handler.received(binary: bytes) }
+            if pause { record.machine.inputPaused = true }
         case .ping(let payload):
             guard session.state == .open else { return }
             queueControlFrame(WebSocketFrameEncoder.frame(.pong, payload: payload), on: record, session: session)

@@ -38,12 +38,13 @@ final class EventLoop: @unchecked Sendable {
     static let signalID: UInt64 = 2
     static let readBufferSize = 64 * 1024
 
-    private struct Mailbox {
+    struct Mailbox {
         var messages: [Message] = []
         var closed = false
     }
 
-    private let mailbox = Mutex(Mailbox())
+    /// Messages from other threads (`EventLoop+Mailbox`).
+    let mailbox = Mutex(Mailbox())
     let wakeFD: Int32
     let epollFD: Int32
     let counters = Counters()
@@ -97,37 +98,6 @@ final class EventLoop: @unchecked Sendable {
         if let signalFD { register(signalFD, id: Self.signalID, events: EPOLLIN.rawValue) }
     }
 
-    // MARK: Any thread
-
-    /// Hands a message to the loop and wakes it (the eventfd is written only when the mailbox
-    /// was empty: one wakeup per batch).
-    func post(_ message: Message) {
-        mailbox.withLock { box in
-            guard !box.closed else {
-                if case .reply(_, .deferred(let completion)) = message { completion.cancel() }
-                if case .reply(_, .streamed(let stream)) = message { stream.cancel() }
-                return
-            }
-            box.messages.append(message)
-            if box.messages.count == 1 {
-                var one: UInt64 = 1
-                _ = write(wakeFD, &one, 8) // inside the lock: the fd cannot be closed underneath us
-            }
-        }
-    }
-
-    /// Closes the wakeup fd under the mailbox lock (so `post` never writes to a stale fd) and
-    /// returns the messages nobody will process.
-    func closeMailbox() -> [Message] {
-        mailbox.withLock { box in
-            box.closed = true
-            close(wakeFD)
-            let taken = box.messages
-            box.messages = []
-            return taken
-        }
-    }
-
     // MARK: Loop thread
 
     func run() {
@@ -161,201 +131,6 @@ final class EventLoop: @unchecked Sendable {
             if shuttingDown && (connections.isEmpty || env.now >= graceDeadline) { break }
         }
         tearDown()
-    }
-
-    private func handle(_ flags: UInt32, on record: ConnectionRecord, buffer: UnsafeMutableRawBufferPointer) {
-        if flags & EPOLLERR.rawValue != 0 { return closeConnection(record) }
-        if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue) != 0 {
-            guard read(record, buffer: buffer, flags: flags) else { return }
-        }
-        service(record)
-    }
-
-    /// One read. Returns false if the connection was closed.
-    private func read(_ record: ConnectionRecord, buffer: UnsafeMutableRawBufferPointer, flags: UInt32) -> Bool {
-        if !record.machine.wantsRead && !record.machine.lingering {
-            // Not reading (busy with a full buffer, or the peer already half-closed): RDHUP/HUP
-            // only tell us the peer is gone. (EPOLLIN can still show up here from an event
-            // reported before interest changed; it means nothing now.)
-            guard flags & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue) != 0 else { return true }
-            if flags & EPOLLHUP.rawValue != 0 || record.deferred != nil
-                || (!record.machine.peerClosed && record.machine.receivedEOF()) {
-                closeConnection(record)
-                return false
-            }
-            return true
-        }
-        let received = recv(record.fd, buffer.baseAddress, buffer.count, 0)
-        if received > 0, let session = record.webSocket, session.isDecoding {
-            receiveWebSocket(UnsafeRawBufferPointer(rebasing: buffer[..<received]), on: record, session: session)
-            return true
-        }
-        if received > 0 {
-            if let dispatch = record.machine.receive(UnsafeRawBufferPointer(rebasing: buffer[..<received]), env: env) {
-                self.dispatch(dispatch, on: record)
-            }
-            return true
-        }
-        if received == 0 {
-            if record.deferred != nil || record.machine.receivedEOF() {
-                closeConnection(record)
-                return false
-            }
-            return true
-        }
-        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return true }
-        closeConnection(record)
-        return false
-    }
-
-    /// Writes what is queued, half-closes finished connections, and re-arms epoll interest.
-    func service(_ record: ConnectionRecord) {
-        while record.machine.hasPendingOutput {
-            let sent = record.machine.withPendingOutput { pending in
-                send(record.fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent > 0 {
-                record.machine.didWrite(sent)
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                break
-            } else {
-                return closeConnection(record)
-            }
-        }
-        if let stream = record.stream { noteStreamProgress(record, stream) }
-        if let session = record.webSocket { noteWebSocketProgress(record, session) }
-        if let next = record.machine.resumeParsingIfPossible(env: env) {
-            dispatch(next, on: record)
-            return service(record)
-        }
-        if (shuttingDown && record.machine.isIdle) || record.machine.finishedAfterPeerClose {
-            return closeConnection(record)
-        }
-        if record.machine.readyToLinger {
-            if record.machine.peerClosed { return closeConnection(record) }
-            shutdown(record.fd, Int32(SHUT_WR))
-            record.machine.startLingering(env: env)
-        }
-        var wanted: UInt32 = 0
-        if record.machine.wantsRead || record.machine.lingering {
-            wanted |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue
-        } else if !record.machine.peerClosed {
-            wanted |= EPOLLRDHUP.rawValue // still notice a disconnect while busy (cancels deferred)
-        }
-        if record.machine.hasPendingOutput { wanted |= EPOLLOUT.rawValue }
-        if wanted != record.interest {
-            record.interest = wanted
-            var event = epoll_event()
-            event.events = wanted
-            event.data.u64 = record.id
-            epoll_ctl(epollFD, EPOLL_CTL_MOD, record.fd, &event)
-        }
-    }
-
-    func dispatch(_ dispatch: ConnectionStateMachine.Dispatch, on record: ConnectionRecord) {
-        record.requestInFlight = true
-        counters.inFlight.add(1, ordering: .relaxed)
-        counters.requests.add(1, ordering: .relaxed)
-        let id = record.id
-        let address = record.remoteAddress
-        let chain = chain
-        let logger = logger
-        // The request's one route match: here, because it decides which thread runs it.
-        let route = chain.responder.route(for: dispatch.request)
-        let job: @Sendable () -> Void = { [self] in
-            var context = RequestContext(requestID: dispatch.requestID,
-                                         query: QueryParameters(parsing: dispatch.request.query),
-                                         logger: logger, remoteAddress: address)
-            context.route = route
-            var reply: HandlerReply
-            do {
-                reply = try chain.run(dispatch.request, context)
-            } catch {
-                reply = .response(ErrorMiddleware.render(error, context: context))
-            }
-            if case .webSocket(let handler) = reply {
-                switch WebSocketUpgrade.resolve(handler, request: dispatch.request, logger: context.logger) {
-                case .success(let upgrade): return self.post(.upgrade(id, upgrade))
-                case .failure(let error): reply = .response(error.response)
-                }
-            }
-            // Through the mailbox even when run inline: delivering here could dispatch the next
-            // pipelined request recursively, without bound.
-            self.post(.reply(id, reply))
-        }
-        if route?.runsOnEventLoop == true { job() } else { workers.submit(job) }
-    }
-
-    func deliver(_ response: HTTPResponse, to record: ConnectionRecord) {
-        guard record.requestInFlight else { return }
-        record.requestInFlight = false
-        counters.inFlight.subtract(1, ordering: .relaxed)
-        if let next = record.machine.respond(response, env: env) { dispatch(next, on: record) }
-        service(record)
-    }
-
-    private func drainMailbox() {
-        var value: UInt64 = 0
-        _ = Glibc.read(wakeFD, &value, 8) // before taking messages, so no wakeup is lost
-        let messages = mailbox.withLock { box in
-            let taken = box.messages
-            box.messages.removeAll(keepingCapacity: true)
-            return taken
-        }
-        for message in messages {
-            switch message {
-            case .reply(let id, .response(let response)):
-                if let record = connections[id] { deliver(response, to: record) }
-            case .reply(let id, .deferred(let completion)):
-                guard let record = connections[id], !shuttingDown else {
-                    completion.cancel()
-                    if let record = connections[id] { deliverShuttingDown(to: record) }
-                    continue
-                }
-                record.deferred = completion
-                let early = completion.bind { [weak self] response in self?.post(.deferredResponse(id, response)) }
-                if let early {
-                    record.deferred = nil
-                    deliver(early, to: record)
-                } else if record.machine.peerClosed {
-                    closeConnection(record) // the client left before the handler parked: cancel
-                }
-            case .reply(let id, .streamed(let stream)):
-                guard let record = connections[id], !shuttingDown else {
-                    stream.cancel()
-                    if let record = connections[id] { deliverShuttingDown(to: record) }
-                    continue
-                }
-                startStream(stream, on: record)
-            case .stream(let id, let event):
-                handleStreamEvent(event, id: id)
-            case .reply(let id, .webSocket):
-                // Never posted (the dispatch job turns it into `.upgrade` or an error); defensive.
-                if let record = connections[id] { deliver(HTTPError.internalError.response, to: record) }
-            case .upgrade(let id, let upgrade):
-                guard let record = connections[id] else { continue }
-                if shuttingDown { deliverShuttingDown(to: record) } else { startWebSocket(upgrade, on: record) }
-            case .webSocket(let id, let command):
-                handleWebSocketCommand(command, id: id)
-            case .deferredResponse(let id, let response):
-                if let record = connections[id] {
-                    record.deferred = nil
-                    deliver(response, to: record)
-                }
-            case .shutdown(let grace):
-                beginShutdown(grace: grace)
-            }
-        }
-    }
-
-    func deliverShuttingDown(to record: ConnectionRecord) {
-        guard record.requestInFlight else { return }
-        record.requestInFlight = false
-        counters.inFlight.subtract(1, ordering: .relaxed)
-        record.machine.respondShuttingDown(env: env)
-        service(record)
     }
 
     func register(_ fd: Int32, id: UInt64, events: UInt32) {

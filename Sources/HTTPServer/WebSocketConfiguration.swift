@@ -6,14 +6,14 @@ import HTTP1
 public struct WebSocketConfiguration: Sendable {
     /// Largest payload of one incoming frame (→ 1009).
     public var maxFrameBytes: Int
-    /// Largest incoming text message, fragments joined (→ 1009).
+    /// Largest incoming message (text or binary), fragments joined (→ 1009).
     public var maxMessageBytes: Int
     /// Incoming frames (any kind) allowed per second per connection (→ 1008).
     public var maxFramesPerSecond: Int
-    /// Outgoing bytes queued but not yet taken by the client. A `send` that would pass it
-    /// fails and the connection is closed with 1008 (the client is too slow).
+    /// Outgoing bytes (text and binary frames alike) queued but not yet taken by the client.
+    /// A `send` that would pass it fails and the connection is closed with 1008 (too slow).
     public var sendQueueBytes: Int
-    /// No message (text) from the client for this long → close 1000 "idle timeout".
+    /// No message (text or binary) from the client for this long → close 1000 "idle timeout".
     public var idleTimeout: Duration
     /// Nothing at all from the client for this long → the server sends a ping.
     public var pingInterval: Duration

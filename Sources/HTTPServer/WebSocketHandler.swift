@@ -3,8 +3,8 @@
 /// nothing of channels; the protocol knows nothing of frames, masks or sockets.
 ///
 /// A route accepts an upgrade by answering `HandlerReply.webSocket(handler)`; the transport
-/// then writes the 101 answer, calls `opened` once, `received` for each complete, valid text
-/// message, and `closed` exactly once at the end, whoever closed it. Calls to one handler are
+/// then writes the 101 answer, calls `opened` once, `received` for each complete message
+/// (text UTF-8-checked, binary as sent), and `closed` exactly once at the end, whoever closed it. Calls to one handler are
 /// never concurrent and come in that order. They run on the HTTP worker pool (so they may use
 /// the database, but should not block long). If the upgrade never happens (bad handshake,
 /// client gone, shutdown) neither `opened` nor `closed` is called.
@@ -12,6 +12,9 @@ public protocol WebSocketHandler: AnyObject, Sendable {
     func opened(_ outbound: any WebSocketOutbound)
     /// One complete text message (fragments joined, UTF-8 already checked).
     func received(text: String)
+    /// One complete binary message (fragments joined, under the same size limit as text). A
+    /// handler whose protocol has no binary messages closes with `.unsupportedData` (1003).
+    func received(binary: [UInt8])
     /// The connection is gone; `code` is the close code sent or received, nil when the peer vanished.
     func closed(code: WebSocketCloseCode?)
 }
@@ -23,6 +26,9 @@ public protocol WebSocketOutbound: AnyObject, Sendable {
     /// connection (1008) rather than buffering without end.
     @discardableResult
     func send(text: String) -> Bool
+    /// Queues one binary message, under the same send-queue bound as text.
+    @discardableResult
+    func send(binary: [UInt8]) -> Bool
     /// Starts the close handshake with `code` and `reason` (reason at most 123 bytes of UTF-8).
     func close(code: WebSocketCloseCode, reason: String)
 }

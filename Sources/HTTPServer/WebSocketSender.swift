@@ -35,8 +35,17 @@ final class WebSocketSender: WebSocketOutbound {
 
     @discardableResult
     func send(text: String) -> Bool {
-        let frame = WebSocketFrameEncoder.frame(.text, payload: text.utf8)
-        return state.withLock { state in
+        enqueue(WebSocketFrameEncoder.frame(.text, payload: text.utf8))
+    }
+
+    @discardableResult
+    func send(binary: [UInt8]) -> Bool {
+        enqueue(WebSocketFrameEncoder.frame(.binary, payload: binary))
+    }
+
+    /// Accepts one encoded frame within the send-queue bound, or closes the connection (1008).
+    private func enqueue(_ frame: [UInt8]) -> Bool {
+        state.withLock { state in
             guard state.open else { return false }
             guard state.inMailbox + state.onSocket + frame.count <= limit else {
                 state.open = false

@@ -19,13 +19,17 @@ public protocol ResourceStore: Sendable {
 extension ResourceStore {
     /// The row as `viewer` sees it: 404 when it does not exist or is invisible (contract §2).
     public func get(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> ResourceRow {
-        let description = resource.description
-        let rows = try connection.query("""
-            SELECT dispatch_json(r)::text AS json, r.version FROM \(unsafeSQL: description.table) r
-            WHERE r.id = \(id) AND \(Visibility.predicate(description.visibility, alias: "r", viewer))
-            """)
-        guard let row = rows.first else { throw DomainError.notFound(noun) }
+        guard let row = try connection.query(getQuery(viewer, id: id)).first else { throw DomainError.notFound(noun) }
         return try ResourceSQL.decodeRow(row)
+    }
+
+    /// The statement of `get`; its plan is tested (ListPlanTests).
+    func getQuery(_ viewer: Viewer, id: UUID) -> PostgresQuery {
+        let description = resource.description
+        return """
+            SELECT dispatch_json(r)::text AS json, r.version FROM \(unsafeSQL: description.table) r
+            WHERE r.id = \(id) AND \(Visibility.predicateForOneRow(description.visibility, alias: "r", viewer))
+            """
     }
 
     public func get(_ viewer: Viewer, id: UUID) throws -> ResourceRow {

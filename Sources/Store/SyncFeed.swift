@@ -125,6 +125,8 @@ public struct SyncFeed: Sendable {
                 }
                 for parent in parents ?? [] {
                     if let ancestor = ancestors[parent], let parentStage = parent.stage {
+                        page.entries.append(.init(stage: parentStage, index: page.rows[parentStage]?.count ?? 0,
+                                                  after: resumeCursor(cursor, last: last, horizon: chainHorizon, chainStart: chainStart)))
                         page.rows[parentStage, default: []].append(ancestor.json)
                         sent.insert(parent)
                     }
@@ -132,9 +134,12 @@ public struct SyncFeed: Sendable {
                 remaining -= 1 + (parents?.count ?? 0)
                 used += cost
                 last = (stage, row.txid, row.id)
+                let after = resumeCursor(cursor, last: last, horizon: chainHorizon, chainStart: chainStart)
                 if let type = row.gone {
+                    page.entries.append(.init(stage: .removed, index: page.removed.count, after: after))
                     page.removed.append(.init(type: type, id: row.entity))
                 } else if let json = row.json {
+                    page.entries.append(.init(stage: stage, index: page.rows[stage]?.count ?? 0, after: after))
                     page.rows[stage, default: []].append(json)
                     if let kind = [SyncStage.listings: "listing", .tasks: "task", .activities: "activity"][stage] {
                         sent.insert(ParentRef(kind: kind, id: row.entity))
@@ -143,14 +148,25 @@ public struct SyncFeed: Sendable {
             }
             if page.hasMore { break }
         }
-        if page.hasMore, let last {
-            page.next = SyncCursor(since: cursor.since, horizon: chainHorizon,
-                                   position: .init(stage: last.stage, txid: last.txid, id: last.id, chainStart: chainStart))
+        if page.hasMore, last != nil {
+            page.next = resumeCursor(cursor, last: last, horizon: chainHorizon, chainStart: chainStart)
         } else {
             page.hasMore = false
             page.next = SyncCursor(since: chainStart, horizon: chainHorizon)
+            // After the chain's last entry, the chain's end is the same place, and the one
+            // `/v1/sync` itself hands out.
+            if !page.entries.isEmpty { page.entries[page.entries.count - 1].after = page.next }
         }
         return page
+    }
+
+    /// Where a sync resumes to get what follows the row at `last` (nil: nothing of the page's
+    /// chain handed out yet): the same mid-chain cursor a page ending there would return.
+    private func resumeCursor(_ cursor: SyncCursor, last: (stage: SyncStage, txid: UInt64, id: UUID)?, horizon: UInt64,
+                              chainStart: SyncSnapshot) -> SyncCursor {
+        guard let last else { return cursor }
+        return SyncCursor(since: cursor.since, horizon: horizon,
+                          position: .init(stage: last.stage, txid: last.txid, id: last.id, chainStart: chainStart))
     }
 
     /// The current snapshot (widened when too long, see `fallback`) and pruning horizon from

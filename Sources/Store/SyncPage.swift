@@ -9,9 +9,23 @@ public struct SyncPage: Sendable {
         public var id: String
     }
 
+    /// One row or removal of the page, in the order the feed walked them (a parent sent with
+    /// its child comes right before the child), with the cursor after it: a sync resumed
+    /// from `after` returns exactly what follows this entry (realtime events carry it).
+    /// A parent sent with its child is not at a position of the chain, so its `after` is the
+    /// one before it: resuming there sends it again (never a gap; clients upsert by id).
+    public struct Entry: Sendable {
+        /// `rows[stage][index]`, or `removed[index]` for `.removed`.
+        public var stage: SyncStage
+        public var index: Int
+        public var after: SyncCursor
+    }
+
     /// Row JSON texts (from `dispatch_json`) per stage, in (txid, id) order.
     public var rows: [SyncStage: [String]] = [:]
     public var removed: [Removal] = []
+    /// Every row and removal above, in walk order.
+    public var entries: [Entry] = []
     public var hasMore = false
     public var next: SyncCursor
 

@@ -14,4 +14,12 @@ extension Visibility {
             child(typeColumn: "\(alias).\(typeColumn)", idColumn: "\(alias).\(idColumn)", viewer)
         }
     }
+
+    /// `predicate` for a statement that tests one row by its key (GET by id): work items
+    /// probe their listing by primary key instead of collecting every listing the caller
+    /// sees (`workItemRow`); the other rules are already written for one row.
+    public static func predicateForOneRow(_ rule: VisibilityRule, alias: String, _ viewer: Viewer) -> PostgresQuery {
+        if case .workItem = rule { return workItemRow(alias, viewer) }
+        return predicate(rule, alias: alias, viewer)
+    }
 }

@@ -68,6 +68,40 @@ public enum Visibility {
             """
     }
 
+    /// `workItem` for a statement that walks many rows (the list pages): the same rule, with
+    /// the listing test written twice. `listing_id IN (SELECT …)` is a hashed SubPlan, one
+    /// hash probe per row where `= ANY (ARRAY(…))` searched the array linearly (181 listings ×
+    /// ~440 rows walked for the busiest seeded realtor's page; README "Cost per request"). The
+    /// `= ANY` stays, ANDed after it, so the planner can still BitmapOr the declared_by,
+    /// claimed_by and listing_id indexes for a caller who sees few rows (an AND arm of an OR
+    /// may use any of its indexable conjuncts); on a row that passes the hash it costs one
+    /// more array search, only for the rows returned. Both sub-selects are the same set.
+    public static func workItemScan(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        let me = viewer.userID
+        return """
+            (\(unsafeSQL: alias).declared_by = \(me) OR \(unsafeSQL: alias).claimed_by = \(me)
+             OR (\(unsafeSQL: alias).listing_id IN (SELECT sl.id FROM listings sl
+                                                   WHERE sl.owned_by = \(me) OR sl.assigned_staff = \(me))
+                 AND \(unsafeSQL: alias).listing_id = ANY (ARRAY(SELECT vl.id FROM listings vl
+                                                              WHERE vl.owned_by = \(me) OR vl.assigned_staff = \(me)))))
+            """
+    }
+
+    /// `workItem` for a statement that tests one row (GET by id): the listing test probes the
+    /// row's listing by primary key, where `= ANY (ARRAY(…))` first collected every listing
+    /// the caller owns or staffs (181 rows, ~55 buffers for the busiest seeded realtor) to
+    /// test a single task.
+    public static func workItemRow(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
+        guard !viewer.isAdmin else { return "TRUE" }
+        let me = viewer.userID
+        return """
+            (\(unsafeSQL: alias).declared_by = \(me) OR \(unsafeSQL: alias).claimed_by = \(me)
+             OR EXISTS (SELECT 1 FROM listings rl WHERE rl.id = \(unsafeSQL: alias).listing_id
+                                                  AND (rl.owned_by = \(me) OR rl.assigned_staff = \(me))))
+            """
+    }
+
     /// A note, subtask or history row whose parent is (`typeColumn`, `idColumn`) is visible
     /// when its parent is. `typeColumn` holds 'task' | 'activity' | 'listing'.
     ///

@@ -35,6 +35,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     private func serve(configuration: Configuration, logger: Logger) throws {
+        // Before anything holds descriptors: the database pool, the listener, the clients.
+        Self.raiseOpenFileLimit(logger: logger)
         // Generated before the database starts so a read-only DATA_DIR fails fast.
         let jwtSecret = try configuration.jwtSecret ?? JWTSecretStore.loadOrCreate(in: configuration.dataDirectory)
         let publishableKey = try configuration.publishableKey ?? PublishableKeyStore.loadOrCreate(in: configuration.dataDirectory)
@@ -90,5 +92,23 @@ struct ServeCommand: ParsableCommand {
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))
         server.waitUntilStopped()
         logger.info("server stopped")
+    }
+
+    /// The soft RLIMIT_NOFILE up to the hard one (`OpenFileLimit`), logged with both, so an
+    /// operator sees how many connections the process can hold.
+    static func raiseOpenFileLimit(logger: Logger) {
+        guard let outcome = OpenFileLimit.raiseSoftToHard() else {
+            logger.warning("cannot read the open file limit (RLIMIT_NOFILE)")
+            return
+        }
+        var metadata: Logger.Metadata = ["soft": .stringConvertible(Int(clamping: outcome.after.soft)),
+                                         "hard": .stringConvertible(Int(clamping: outcome.after.hard)),
+                                         "soft_at_start": .stringConvertible(Int(clamping: outcome.before.soft))]
+        if let failure = outcome.failure {
+            metadata["errno"] = .stringConvertible(Int(failure))
+            logger.warning("cannot raise the open file limit to the hard limit", metadata: metadata)
+        } else {
+            logger.info("open file limit", metadata: metadata)
+        }
     }
 }

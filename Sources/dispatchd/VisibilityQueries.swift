@@ -25,16 +25,17 @@ enum VisibilityQueries {
         for kind in WorkItemKind.allCases {
             let table = kind.table
             queries.append(Query(name: "GET /v1/\(table)?limit=50",
-                                 query: page(table, "t", Visibility.workItem("t", viewer))))
+                                 query: keysFirstPage(table, "t", Visibility.workItemScan("t", viewer))))
             queries.append(Query(name: "GET /v1/\(table)?claimed_by=me",
-                                 query: page(table, "t", Visibility.workItem("t", viewer), "t.claimed_by = \(viewer.userID)")))
+                                 query: keysFirstPage(table, "t", Visibility.workItemScan("t", viewer), "t.claimed_by = \(viewer.userID)")))
         }
         queries.append(Query(name: "GET /v1/tasks?updated_since=<7 days ago>",
-                             query: page("tasks", "t", Visibility.workItem("t", viewer), "t.updated_at > now() - interval '7 days'")))
+                             query: keysFirstPage("tasks", "t", Visibility.workItemScan("t", viewer),
+                                                    "t.updated_at > now() - interval '7 days'")))
         queries.append(Query(name: "GET /v1/listings?limit=50", query: page("listings", "l", Visibility.listing("l", viewer))))
         if let task = samples.taskID {
             queries.append(Query(name: "GET /v1/tasks/{id}", query: """
-                SELECT dispatch_json(w) AS row FROM tasks w WHERE w.id = \(task) AND \(Visibility.workItem("w", viewer))
+                SELECT dispatch_json(w) AS row FROM tasks w WHERE w.id = \(task) AND \(Visibility.workItemRow("w", viewer))
                 """))
             queries.append(Query(name: "GET /v1/tasks/{id}/notes", query: """
                 SELECT dispatch_json(n) AS row FROM notes n
@@ -74,6 +75,23 @@ enum VisibilityQueries {
             WHERE \(conditions) AND \(unsafeSQL: alias).deleted_at IS NULL
             ORDER BY \(unsafeSQL: alias).updated_at, \(unsafeSQL: alias).id
             LIMIT \(pageSize)
+            """
+    }
+
+    /// `page` as work items' `updated_at` lists run it (`ResourceSQL.pageQuery`, `keysFirst`):
+    /// the keys from the index, then the kept rows by primary key for their JSON.
+    static func keysFirstPage(_ table: String, _ alias: String, _ visibility: PostgresQuery, _ extra: PostgresQuery? = nil) -> PostgresQuery {
+        var conditions = visibility
+        if let extra { conditions = "\(conditions) AND \(extra)" }
+        return """
+            SELECT dispatch_json(page_row)::text AS json, page_row.id, page_keys.micros
+            FROM (SELECT \(unsafeSQL: alias).id,
+                         (extract(epoch FROM \(unsafeSQL: alias).updated_at) * 1000000)::int8 AS micros
+                  FROM \(unsafeSQL: table) \(unsafeSQL: alias)
+                  WHERE \(conditions) AND \(unsafeSQL: alias).deleted_at IS NULL
+                  ORDER BY \(unsafeSQL: alias).updated_at, \(unsafeSQL: alias).id
+                  LIMIT \(pageSize)) page_keys
+            JOIN \(unsafeSQL: table) page_row ON page_row.id = page_keys.id
             """
     }
 

@@ -122,7 +122,7 @@ import Testing
 
     static func change(_ type: RealtimeChange.Kind, _ resource: Resource, _ record: [String: JSONValue]) -> RealtimeChange {
         RealtimeChange(resource: resource, type: type, record: record, recordJSON: JSONText.encode(.object(record)),
-                       commitTimestamp: "2026-11-23T06:00:00.000Z")
+                       commitTimestamp: "2026-11-23T06:00:00.000Z", cursor: "c")
     }
 
     @Test func filtersCompareAsTheColumnsTypeDoes() throws {

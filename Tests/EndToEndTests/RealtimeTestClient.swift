@@ -22,6 +22,8 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
     let serializer: PhoenixSerializer
     private let condition = NSCondition()
     private var inbox: [Message] = []
+    /// Binary messages (vsn 2.0.0 user broadcasts), as supabase-swift decodes them.
+    private var binaryInbox: [PhoenixBinaryClient.Received] = []
     private var refCount = 0
     private(set) var closedWith: (WebSocketCloseCode, String)?
 
@@ -40,6 +42,15 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
         guard let message = Self.decode(text, serializer) else { return false }
         condition.lock()
         inbox.append(message)
+        condition.broadcast()
+        condition.unlock()
+        return true
+    }
+
+    func send(binary: [UInt8]) -> Bool {
+        guard let message = try? PhoenixBinaryClient.decode(binary) else { return false }
+        condition.lock()
+        binaryInbox.append(message)
         condition.broadcast()
         condition.unlock()
         return true
@@ -89,11 +100,16 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
 
     func raw(_ text: String) { connection.received(text: text) }
 
-    /// Joins `realtime:<name>` and waits for the reply (and, with postgres_changes, the system message).
+    func raw(binary: [UInt8]) { connection.received(binary: binary) }
+
+    /// Joins `realtime:<name>` and waits for the reply (and, with postgres_changes, the system
+    /// message). `replayFrom`: a sync cursor to replay from (sent as the presence key).
     @discardableResult
-    func join(_ name: String, token: String?, changes: [[String: Any]] = [], broadcast: [String: Any] = [:]) throws -> Message {
+    func join(_ name: String, token: String?, changes: [[String: Any]] = [], broadcast: [String: Any] = [:],
+              replayFrom: String = "") throws -> Message {
         let ref = nextRef()
-        var payload: [String: Any] = ["config": ["postgres_changes": changes, "broadcast": broadcast, "presence": ["key": ""], "private": false]]
+        let presence: [String: Any] = ["key": replayFrom]
+        var payload: [String: Any] = ["config": ["postgres_changes": changes, "broadcast": broadcast, "presence": presence, "private": false]]
         if let token { payload["access_token"] = token }
         try push(topic: "realtime:\(name)", event: "phx_join", payload: payload, joinRef: ref, ref: ref)
         let reply = try next { $0.event == "phx_reply" && $0.ref == ref }
@@ -116,6 +132,26 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
                 throw RealtimeTestError.unexpected("no matching message within \(seconds) s; inbox: \(inbox)")
             }
         }
+    }
+
+    /// The first binary message (removed from its inbox), waiting up to `seconds`.
+    func nextBinary(seconds: Double = 15) throws -> PhoenixBinaryClient.Received {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while binaryInbox.isEmpty {
+            guard condition.wait(until: deadline) else {
+                throw RealtimeTestError.unexpected("no binary message within \(seconds) s; inbox: \(inbox)")
+            }
+        }
+        return binaryInbox.removeFirst()
+    }
+
+    /// Binary messages received so far (left in their inbox).
+    var receivedBinary: [PhoenixBinaryClient.Received] {
+        condition.lock()
+        defer { condition.unlock() }
+        return binaryInbox
     }
 
     /// Every message received so far that satisfies `matching` (left in the inbox).

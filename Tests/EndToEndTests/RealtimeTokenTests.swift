@@ -13,62 +13,74 @@ import Testing
         return try server.instances[0].auth.signer.sign(claims)
     }
 
-    @Test func anExpiredTokenClosesTheChannelWithAnError() throws {
+    /// Rita's channel "realtime:room" on tasks, on a fresh server.
+    struct Channel {
+        let server: SyncTestServer
+        let service: RealtimeService
+        let rita: SyncTestServer.Member
+        let client: RealtimeTestClient
+        let join: RealtimeTestClient.Message
+    }
+
+    /// Runs `body` with Rita joined to "room", with her token re-signed to expire in
+    /// `expiringIn` seconds (her own token when nil); the realtime service stops after it.
+    static func withRitasChannel(expiringIn seconds: Int64? = nil, _ body: (Channel) throws -> Void) throws {
         let server = try SyncTestServer()
         let service = RealtimeChannelTests.service(server)
         defer { service.stop() }
         let rita = try server.member("rita")
         let client = try RealtimeTestClient(service)
-        let join = try client.join("room", token: try Self.token(server, rita, expiringIn: 2), changes: [RealtimeChannelTests.tasks])
-        let system = try client.next(seconds: 10) { $0.event == "system" }
-        #expect(system.status == "error" && system.payload["extension"] as? String == "system")
-        #expect((system.payload["message"] as? String)?.hasPrefix("Token has expired") == true)
-        let close = try client.next { $0.event == "phx_close" }
-        #expect(close.joinRef == join.joinRef && close.topic == "realtime:room")
-        #expect(service.subscriptionCount == 0)
+        let token = try seconds.map { try Self.token(server, rita, expiringIn: $0) } ?? rita.token
+        let join = try client.join("room", token: token, changes: [RealtimeChannelTests.tasks])
+        try body(Channel(server: server, service: service, rita: rita, client: client, join: join))
+    }
+
+    @Test func anExpiredTokenClosesTheChannelWithAnError() throws {
+        try Self.withRitasChannel(expiringIn: 2) { channel in
+            let (service, client, join) = (channel.service, channel.client, channel.join)
+            let system = try client.next(seconds: 10) { $0.event == "system" }
+            #expect(system.status == "error" && system.payload["extension"] as? String == "system")
+            #expect((system.payload["message"] as? String)?.hasPrefix("Token has expired") == true)
+            let close = try client.next { $0.event == "phx_close" }
+            #expect(close.joinRef == join.joinRef && close.topic == "realtime:room")
+            #expect(service.subscriptionCount == 0)
+        }
     }
 
     @Test func aFreshAccessTokenKeepsTheChannelOpen() throws {
-        let server = try SyncTestServer()
-        let service = RealtimeChannelTests.service(server)
-        defer { service.stop() }
-        let rita = try server.member("rita")
-        let client = try RealtimeTestClient(service)
-        let join = try client.join("room", token: try Self.token(server, rita, expiringIn: 2), changes: [RealtimeChannelTests.tasks])
-        try client.push(topic: "realtime:room", event: "access_token", payload: ["access_token": rita.token], joinRef: join.joinRef)
-        Thread.sleep(forTimeInterval: 3.5)
-        #expect(client.received { $0.event == "system" || $0.event == "phx_close" }.isEmpty)
-        let task = try server.task(by: rita)
-        _ = try client.change(id: task)
+        try Self.withRitasChannel(expiringIn: 2) { channel in
+            let (server, rita, client, join) = (channel.server, channel.rita, channel.client, channel.join)
+            try client.push(topic: "realtime:room", event: "access_token", payload: ["access_token": rita.token], joinRef: join.joinRef)
+            Thread.sleep(forTimeInterval: 3.5)
+            #expect(client.received { $0.event == "system" || $0.event == "phx_close" }.isEmpty)
+            let task = try server.task(by: rita)
+            _ = try client.change(id: task)
+        }
     }
 
     @Test func anotherUsersAccessTokenClosesTheChannel() throws {
-        let server = try SyncTestServer()
-        let service = RealtimeChannelTests.service(server)
-        defer { service.stop() }
-        let rita = try server.member("rita"), otto = try server.member("otto")
-        let client = try RealtimeTestClient(service)
-        let join = try client.join("room", token: rita.token, changes: [RealtimeChannelTests.tasks])
-        try client.push(topic: "realtime:room", event: "access_token", payload: ["access_token": otto.token], joinRef: join.joinRef)
-        #expect(try client.next { $0.event == "system" }.status == "error")
-        _ = try client.next { $0.event == "phx_close" }
+        try Self.withRitasChannel { channel in
+            let (client, join) = (channel.client, channel.join)
+            let otto = try channel.server.member("otto")
+            try client.push(topic: "realtime:room", event: "access_token", payload: ["access_token": otto.token], joinRef: join.joinRef)
+            let system = try client.next { $0.event == "system" }
+            #expect(system.status == "error")
+            _ = try client.next { $0.event == "phx_close" }
+        }
     }
 
     @Test func signingOutClosesTheChannel() throws {
-        let server = try SyncTestServer()
-        let service = RealtimeChannelTests.service(server)
-        defer { service.stop() }
-        let rita = try server.member("rita")
-        let client = try RealtimeTestClient(service)
-        try client.join("room", token: rita.token, changes: [RealtimeChannelTests.tasks])
-        let response = try server.client.perform(method: "POST", path: "/v1/auth/logout", headers: ["Authorization": "Bearer \(rita.token)"])
-        #expect(response.status == 204 || response.status == 200)
-        let system = try client.next(seconds: 10) { $0.event == "system" }
-        #expect(system.payload["message"] as? String == "The session has been signed out")
-        _ = try client.next { $0.event == "phx_close" }
-        // A write she could see is no longer delivered.
-        _ = try server.task(by: rita)
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(client.received { $0.event == "postgres_changes" }.isEmpty)
+        try Self.withRitasChannel { channel in
+            let (server, rita, client) = (channel.server, channel.rita, channel.client)
+            let response = try server.client.perform(method: "POST", path: "/v1/auth/logout", headers: ["Authorization": "Bearer \(rita.token)"])
+            #expect(response.status == 204 || response.status == 200)
+            let system = try client.next(seconds: 10) { $0.event == "system" }
+            #expect(system.payload["message"] as? String == "The session has been signed out")
+            _ = try client.next { $0.event == "phx_close" }
+            // A write she could see is no longer delivered.
+            _ = try server.task(by: rita)
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(client.received { $0.event == "postgres_changes" }.isEmpty)
+        }
     }
 }

@@ -7,13 +7,20 @@ final class ServedDispatchd: @unchecked Sendable {
     let errorFile: URL
     private(set) var port = 0
 
-    init(environment: [String: String]) throws {
+    /// `shell`: commands a shell runs before it becomes the server (`exec`), e.g. `ulimit -Sn 256`;
+    /// the process is then the server itself.
+    init(environment: [String: String], shell: String? = nil) throws {
         errorFile = URL(fileURLWithPath: NSTemporaryDirectory() + "dispatchd-log-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
             throw ServeFailure(banner: "cannot create \(errorFile.path)")
         }
-        process.executableURL = try CommandLineTests.binary()
-        process.arguments = ["serve"]
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(shell); exec \"$0\" serve", try CommandLineTests.binary().path]
+        } else {
+            process.executableURL = try CommandLineTests.binary()
+            process.arguments = ["serve"]
+        }
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         base["DATA_DIR"] = NSTemporaryDirectory() + "dispatchd-log-data-\(UUID().uuidString)"
         process.environment = base.merging(environment) { _, new in new }

@@ -45,6 +45,18 @@ enum WebSocketFixtures {
         .init(name: "64-bit-length", input: text(String(repeating: "q", count: 70_000)),
               expected: ["text:" + String(repeating: "q", count: 70_000)]),
         .init(name: "two-messages", input: text("one") + text("two"), expected: ["text:one", "text:two"]),
+        .init(name: "binary", input: frame(.binary, [1, 2, 3]), expected: ["binary:010203"]),
+        // Binary bytes are opaque: what would be invalid UTF-8 in text is fine.
+        .init(name: "binary-not-utf8", input: frame(.binary, [0xFF, 0xC0, 0xAF, 0xED, 0xA0, 0x80]),
+              expected: ["binary:ffc0afeda080"]),
+        .init(name: "empty-binary", input: frame(.binary, []), expected: ["binary:"]),
+        .init(name: "fragmented-binary-with-ping", input: frame(.binary, [0xFF], fin: false) + frame(.ping, [7])
+              + frame(.continuation, [0xFE], fin: false) + frame(.continuation, [0x00]),
+              expected: ["ping:07", "binary:fffe00"]),
+        .init(name: "text-then-binary-then-text", input: text("a") + frame(.binary, [0xE2, 0x82]) + text("€"),
+              expected: ["text:a", "binary:e282", "text:€"]),
+        .init(name: "binary-64-bit-length", input: frame(.binary, [UInt8](repeating: 0xAB, count: 70_000)),
+              expected: ["binary:" + String(repeating: "ab", count: 70_000)]),
         .init(name: "incomplete-frame", input: Array(text("hello").prefix(8)), expected: []),
     ]
 
@@ -54,7 +66,9 @@ enum WebSocketFixtures {
         .init(name: "rsv3", input: frame(.text, [0x61], rsv: 1), expected: ["fail:1002"]),
         .init(name: "opcode-3", input: [0x83, 0x80, 0, 0, 0, 0], expected: ["fail:1002"]),
         .init(name: "opcode-b", input: [0x8B, 0x80, 0, 0, 0, 0], expected: ["fail:1002"]),
-        .init(name: "binary-refused", input: frame(.binary, [1, 2, 3]), expected: ["fail:1003"]),
+        .init(name: "binary-inside-fragmented-binary", input: frame(.binary, [1], fin: false) + frame(.binary, [2]),
+              expected: ["fail:1002"]),
+        .init(name: "text-inside-fragmented-binary", input: frame(.binary, [1], fin: false) + text("b"), expected: ["fail:1002"]),
         .init(name: "ping-126-bytes", input: rawHeader(0x89, lengthBytes: [0xFE, 0x00, 0x7E]), expected: ["fail:1002"]),
         .init(name: "fragmented-ping", input: frame(.ping, [], fin: false), expected: ["fail:1002"]),
         .init(name: "continuation-first", input: more("x"), expected: ["fail:1002"]),
@@ -73,7 +87,8 @@ enum WebSocketFixtures {
         // Refused at the bad fragment, before the message ends.
         .init(name: "utf8-invalid-in-first-fragment", input: frame(.text, [0xFF], fin: false), expected: ["fail:1007"]),
         .init(name: "failure-is-sticky", input: [0x81, 0x02, 0x68, 0x69] + text("after"), expected: ["fail:1002"]),
-        .init(name: "events-then-failure", input: text("ok") + [0x82, 0x80, 0, 0, 0, 0], expected: ["text:ok", "fail:1003"]),
+        .init(name: "events-then-failure", input: text("ok") + frame(.binary, [9]) + [0x82, 0x00],
+              expected: ["text:ok", "binary:09", "fail:1002"]),
     ]
 
     static let limits: [WebSocketFixture] = [
@@ -87,6 +102,14 @@ enum WebSocketFixtures {
               expected: ["fail:1009"], limits: .init(maxFrameBytes: 100, maxMessageBytes: 8)),
         .init(name: "message-at-limit-across-fragments", input: text("aaaa", fin: false) + more("bbbb"),
               expected: ["text:aaaabbbb"], limits: .init(maxFrameBytes: 100, maxMessageBytes: 8)),
+        .init(name: "binary-frame-one-past-limit", input: frame(.binary, [UInt8](repeating: 1, count: 65)), expected: ["fail:1009"],
+              limits: .init(maxFrameBytes: 64, maxMessageBytes: 1000)),
+        .init(name: "binary-message-past-limit-across-fragments", input: frame(.binary, [1, 2, 3, 4], fin: false)
+              + frame(.continuation, [5, 6, 7, 8], fin: false) + frame(.continuation, [9]),
+              expected: ["fail:1009"], limits: .init(maxFrameBytes: 100, maxMessageBytes: 8)),
+        .init(name: "binary-message-at-limit-across-fragments", input: frame(.binary, [1, 2, 3, 4], fin: false)
+              + frame(.continuation, [5, 6, 7, 8]),
+              expected: ["binary:0102030405060708"], limits: .init(maxFrameBytes: 100, maxMessageBytes: 8)),
         .init(name: "control-frame-ignores-message-limit", input: frame(.ping, [UInt8](repeating: 1, count: 20)),
               expected: ["ping:" + String(repeating: "01", count: 20)], limits: .init(maxFrameBytes: 100, maxMessageBytes: 8)),
     ]

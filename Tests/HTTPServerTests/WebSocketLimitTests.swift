@@ -36,8 +36,19 @@ struct WebSocketLimitTests {
         #expect(try closeCode(after: WebSocketTestClient.masked(.text, [0x61, 0xED, 0xA0, 0x80])) == 1007)
     }
 
-    @Test func binaryIs1003() throws {
-        #expect(try closeCode(after: WebSocketTestClient.masked(.binary, [1, 2, 3])) == 1003)
+    @Test func aHandlerWithoutBinaryMessagesClosesWith1003() throws {
+        let handler = TextOnlyWebSocketHandler()
+        var router = standardRouter()
+        router.get("/ws") { _, _ in .webSocket(handler) }
+        try withServer(testConfiguration { $0.idleTimeout = .seconds(5) }, router: router) { _, port in
+            let client = try WebSocketTestClient(port: port)
+            #expect(try client.upgrade().status == 101)
+            try client.send(WebSocketTestClient.masked(.binary, [1, 2, 3]))
+            let frame = try client.readNonPing()
+            #expect(frame.opcode == 0x8 && frame.closeCode == 1003)
+            try client.sendClose(1003)
+            #expect(client.waitForEOF())
+        }
     }
 
     @Test func oversizedFrameAndMessageAre1009() throws {
@@ -46,6 +57,12 @@ struct WebSocketLimitTests {
         let fragments = WebSocketTestClient.masked(.text, [UInt8](repeating: 0x61, count: 600), fin: false)
             + WebSocketTestClient.masked(.continuation, [UInt8](repeating: 0x61, count: 600))
         #expect(try closeCode(after: fragments, { $0.maxMessageBytes = 1000 }) == 1009)
+        // Binary messages obey the same limits.
+        let binaryFrame = WebSocketTestClient.masked(.binary, [UInt8](repeating: 0xFF, count: 2000))
+        #expect(try closeCode(after: binaryFrame, { $0.maxFrameBytes = 1000 }) == 1009)
+        let binaryFragments = WebSocketTestClient.masked(.binary, [UInt8](repeating: 0xFF, count: 600), fin: false)
+            + WebSocketTestClient.masked(.continuation, [UInt8](repeating: 0xFF, count: 600))
+        #expect(try closeCode(after: binaryFragments, { $0.maxMessageBytes = 1000 }) == 1009)
     }
 
     @Test func tooManyFramesPerSecondIs1008() throws {
@@ -54,14 +71,16 @@ struct WebSocketLimitTests {
         #expect(try closeCode(after: burst, { $0.maxFramesPerSecond = 50 }) == 1008)
     }
 
-    @Test func slowReaderIsClosedWith1008AndServerMemoryStaysBounded() throws {
+    /// `flood` sends text, `flood-binary` binary messages: both count against one bound.
+    @Test(arguments: ["flood", "flood-binary"])
+    func slowReaderIsClosedWith1008AndServerMemoryStaysBounded(command: String) throws {
         let handler = EchoWebSocketHandler()
         let bound = 256 * 1024
         try withWebSocketServer(handler, { $0.sendQueueBytes = bound }) { server, port in
             // A small receive buffer: the client takes little until it starts reading.
             let client = try WebSocketTestClient(port: port, receiveBuffer: 16 * 1024)
             #expect(try client.upgrade().status == 101)
-            try client.sendText("flood")
+            try client.sendText(command)
             // The handler sends 1 KiB messages until `send` refuses; without a bound it would
             // queue all 64 MiB.
             let deadline = ContinuousClock.now + .seconds(10)
@@ -75,7 +94,7 @@ struct WebSocketLimitTests {
             // Reading now: the queued messages, then the 1008 close.
             var frame = try client.readFrame()
             var messages = 0
-            while frame.opcode == 0x1 {
+            while frame.opcode == (command == "flood" ? 0x1 : 0x2) {
                 messages += 1
                 frame = try client.readFrame()
             }
@@ -100,7 +119,20 @@ final class GatedWebSocketHandler: WebSocketHandler {
         gate.wait()
         received.add(1, ordering: .relaxed)
     }
+    func received(binary: [UInt8]) {}
     func closed(code: WebSocketCloseCode?) { closedCount.add(1, ordering: .relaxed) }
+}
+
+/// A handler whose protocol has no binary messages: it refuses them as the seam asks (1003).
+final class TextOnlyWebSocketHandler: WebSocketHandler {
+    let outbound = Mutex<(any WebSocketOutbound)?>(nil)
+
+    func opened(_ outbound: any WebSocketOutbound) { self.outbound.withLock { $0 = outbound } }
+    func received(text: String) {}
+    func received(binary: [UInt8]) {
+        outbound.withLock { $0 }?.close(code: .unsupportedData, reason: "binary messages are not supported")
+    }
+    func closed(code: WebSocketCloseCode?) {}
 }
 
 @Suite("WebSocket inbound backpressure")

@@ -99,6 +99,30 @@ struct WebSocketMessageTests {
         #expect(handler.record.withLock { $0.received } == ["frag€!"])
     }
 
+    /// Binary bytes reach the handler as sent (no UTF-8 check: 0xFF is fine), fragments
+    /// joined, and go back out as binary frames; text around them is unchanged.
+    @Test func binaryMessagesReachTheHandlerAndGoBackAsBinaryFrames() throws {
+        let handler = EchoWebSocketHandler()
+        let bytes: [UInt8] = [0x03, 0x00, 0xFF, 0xC0, 0xAF, 0xED, 0xA0, 0x80]
+        try withWebSocketServer(handler) { _, port in
+            let client = try WebSocketTestClient(port: port)
+            #expect(try client.upgrade().status == 101)
+            try client.sendText("before")
+            try client.send(WebSocketTestClient.masked(.binary, Array(bytes.prefix(3)), fin: false))
+            try client.send(WebSocketTestClient.masked(.ping, [1]))
+            try client.send(WebSocketTestClient.masked(.continuation, Array(bytes.dropFirst(3))))
+            try client.send(WebSocketTestClient.masked(.binary, []))
+            try client.sendText("after")
+            #expect(try client.readNonPing().text == "before")
+            #expect(try client.readFrame() == .init(fin: true, opcode: 0xA, payload: [1]))
+            #expect(try client.readFrame() == .init(fin: true, opcode: 0x2, payload: bytes))
+            #expect(try client.readFrame() == .init(fin: true, opcode: 0x2, payload: []))
+            #expect(try client.readNonPing().text == "after")
+        }
+        #expect(handler.record.withLock { $0.receivedBinary } == [bytes, []])
+        #expect(handler.record.withLock { $0.received } == ["before", "after"])
+    }
+
     @Test func messagesReachTheHandlerInOrder() throws {
         let handler = EchoWebSocketHandler()
         try withWebSocketServer(handler) { _, port in

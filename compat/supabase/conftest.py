@@ -7,6 +7,8 @@ scripts/supabase-test starts the server (fresh embedded PostgreSQL, free port) a
     DISPATCH_ADMIN_EMAIL          an administrator created with `dispatchd create-admin`
     DISPATCH_ADMIN_PASSWORD
     DISPATCH_REFRESH_REUSE_GRACE  the server's REFRESH_REUSE_GRACE in seconds
+    DISPATCH_BIN                  the dispatchd binary (for replicas, below)
+    DATA_DIR                      the server's data directory (embedded PostgreSQL, jwt_secret)
 
 Fixtures (all but the factories are session-scoped; the server is shared by every test, so
 tests create their own users with unique emails rather than assuming an empty database):
@@ -20,9 +22,16 @@ tests create their own users with unique emails rather than assuming an empty da
                        the publishable key); auto-refresh is off so tests decide when tokens rotate
     signed_in_client   signed_in_client(account) -> supabase.Client signed in with
                        sign_in_with_password (account: an Account, e.g. from create_realtor)
+    replica            replica(name, **env) -> Replica(url, publishable_key, pid, log_path): a second
+                       `dispatchd serve` on the same database, JWT secret and publishable key
+                       (as a scaled-out deployment runs them), with extra environment such as
+                       short WS_* timers; started once per name and stopped after the session
 """
 
 import os
+import signal
+import subprocess
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -98,3 +107,62 @@ def signed_in_client(new_client):
         return client
 
     return sign_in
+
+
+@dataclass(frozen=True)
+class Replica:
+    url: str
+    publishable_key: str
+    pid: int
+    log_path: str
+
+    def rss_kib(self) -> int:
+        with open(f"/proc/{self.pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def embedded_database_url() -> str:
+    """The URL of the server's embedded cluster: its socket directory and port are in
+    postmaster.pid under DATA_DIR (lines 5 and 4)."""
+    lines = open(os.path.join(os.environ["DATA_DIR"], "postgres", "postmaster.pid")).read().splitlines()
+    return f"postgresql:///postgres?host={lines[4]}&port={lines[3]}&user=postgres"
+
+
+@pytest.fixture(scope="session")
+def replica(server, tmp_path_factory):
+    started: dict[str, Replica] = {}
+    processes: list[subprocess.Popen] = []
+    repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    jwt_secret = open(os.path.join(os.environ["DATA_DIR"], "jwt_secret")).read().strip()
+
+    def start(name: str, **settings: str) -> Replica:
+        if name in started:
+            return started[name]
+        directory = tmp_path_factory.mktemp(f"replica-{name}")
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("WS_", "HTTP_", "DB_"))}
+        env.update(DATABASE_URL=embedded_database_url(), JWT_SECRET=jwt_secret, PUBLISHABLE_KEY=server.publishable_key,
+                   HOST="127.0.0.1", PORT="0", DB_POOL_SIZE="3", DATA_DIR=str(directory / "data"),
+                   MIGRATIONS_DIR=os.path.join(repository, "migrations"), LOG_FORMAT="json", **settings)
+        banner, log_path = directory / "server.out", str(directory / "server.log")
+        with open(banner, "w") as out, open(log_path, "w") as log:
+            process = subprocess.Popen([os.environ["DISPATCH_BIN"], "serve"], env=env, stdout=out, stderr=log,
+                                       stdin=subprocess.DEVNULL)
+        processes.append(process)
+        deadline = time.monotonic() + 60
+        prefix = "Dispatch server listening on "
+        while not (url := next((line[len(prefix):].strip() for line in open(banner) if line.startswith(prefix)), None)):
+            assert process.poll() is None, f"replica {name} exited: {open(log_path).read()[-2000:]}"
+            assert time.monotonic() < deadline, f"replica {name} did not start listening within 60 s"
+            time.sleep(0.05)
+        started[name] = Replica(url=url, publishable_key=server.publishable_key, pid=process.pid, log_path=log_path)
+        return started[name]
+
+    yield start
+    for process in processes:
+        process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

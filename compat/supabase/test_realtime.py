@@ -4,71 +4,15 @@ A signed-in user subscribes with AsyncRealtimeClient (vsn 1.0.0, the publishable
 URL, the user's access token in the join) and sees inserts and updates made through /v1; a
 row leaving its view (a listing's staff removed) arrives as a DELETE; an outsider's
 subscription receives none of another user's private rows; a write made the instant the
-subscription is confirmed is delivered; a join without a user's token is refused.
+subscription is confirmed is delivered; a join without a user's token is refused; a join that
+passes a sync cursor as its presence key gets the changes it missed replayed before live ones.
 """
 
 import asyncio
 import uuid
 
-import httpx
-from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
-
-TIMEOUT = 15
-
-
-class Subscriber:
-    """One realtime socket and one channel of a signed-in user, collecting postgres_changes."""
-
-    def __init__(self, server, token: str | None):
-        self.server = server
-        self.token = token
-        self.events: asyncio.Queue = asyncio.Queue()
-        self.client: AsyncRealtimeClient | None = None
-        self.state = None
-        self.error = None
-
-    async def subscribe(self, topic: str, changes: list[dict]):
-        self.client = AsyncRealtimeClient(f"{self.server.url}/realtime/v1", self.server.publishable_key,
-                                          auto_reconnect=False)
-        await self.client.connect()
-        if self.token:
-            await self.client.set_auth(self.token)
-        channel = self.client.channel(topic)
-        for change in changes:
-            channel.on_postgres_changes(change.get("event", "*"), callback=self.events.put_nowait,
-                                        table=change.get("table"), schema="public", filter=change.get("filter"))
-
-        def on_state(state, error):
-            self.state, self.error = state, error
-
-        await channel.subscribe(on_state)
-        return self
-
-    async def next(self, matching=lambda payload: True, timeout: float = TIMEOUT):
-        async def wait():
-            while True:
-                payload = await self.events.get()
-                if matching(payload):
-                    return payload
-        return await asyncio.wait_for(wait(), timeout)
-
-    async def close(self):
-        if self.client:
-            await self.client.close()
-
-
-def record_id(payload) -> str | None:
-    data = payload["data"]
-    return (data.get("record") or {}).get("id") or (data.get("old_record") or {}).get("id")
-
-
-def api(server, client) -> httpx.AsyncClient:
-    token = client.auth.get_session().access_token
-    return httpx.AsyncClient(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
-
-
-def token_of(client) -> str:
-    return client.auth.get_session().access_token
+from realtime import RealtimeSubscribeStates
+from realtime_subscriber import Subscriber, api, record_id, token_of
 
 
 def test_inserts_and_updates_made_through_v1_arrive(server, create_realtor, signed_in_client):
@@ -171,5 +115,38 @@ def test_a_join_without_a_users_token_is_refused(server):
         assert anonymous.state == RealtimeSubscribeStates.CHANNEL_ERROR
         assert "InvalidJWTToken" in str(anonymous.error)
         await anonymous.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_join_with_a_sync_cursor_replays_what_it_missed(server, create_realtor, signed_in_client):
+    owner = signed_in_client(create_realtor("Rita Replay"))
+
+    async def scenario():
+        async with api(server, owner) as http:
+            first = (await http.post("/v1/tasks", json={"title": "Before"})).json()
+            # Catch up to now with /v1/sync: its next_since is the cursor an event carries too.
+            page = (await http.get("/v1/sync")).json()
+            while page["has_more"]:
+                page = (await http.get("/v1/sync", params={"since": page["next_since"]})).json()
+            cursor = page["next_since"]
+            # Missed while away: an insert and an update.
+            missed = (await http.post("/v1/tasks", json={"title": "While away"})).json()
+            assert (await http.patch(f"/v1/tasks/{first['id']}", json={"title": "Renamed"})).status_code == 200
+
+            subscriber = await Subscriber(server, token_of(owner)).subscribe(
+                "replay", [{"table": "tasks"}], replay_from=cursor)
+            assert subscriber.state == RealtimeSubscribeStates.SUBSCRIBED, subscriber.error
+            live = (await http.post("/v1/tasks", json={"title": "Live"})).json()
+            seen = [await subscriber.next() for _ in range(3)]
+            assert [(record_id(p), p["data"]["type"]) for p in seen] == [
+                (missed["id"], "INSERT"), (first["id"], "UPDATE"), (live["id"], "INSERT")]
+            await subscriber.close()
+
+            refused = await Subscriber(server, token_of(owner)).subscribe(
+                "replay-bad", [{"table": "tasks"}], replay_from="not-a-cursor")
+            assert refused.state == RealtimeSubscribeStates.CHANNEL_ERROR
+            assert "InvalidCursor" in str(refused.error)
+            await refused.close()
 
     asyncio.run(scenario())

@@ -15,6 +15,7 @@ import uuid
 import httpx
 import pytest
 from postgrest.exceptions import APIError
+from postgrest.types import CountMethod, ReturnMethod
 
 
 def psql(sql: str) -> str:
@@ -110,6 +111,29 @@ def test_update_and_soft_delete(team):
     # Syncing clients learn of the delete: the row is still there to read.
     row = team.client.table("tasks").select("status").eq("id", task_id).single().execute().data
     assert row["status"] == "deleted"
+
+
+def test_writes_report_the_count_the_client_asks_for(team):
+    """count= on insert, update and delete: the client reads the rows written from Content-Range."""
+    inserted = team.client.table("tasks").insert(
+        [{"title": "Count one", "listing_id": team.listing}, {"title": "Count two", "listing_id": team.listing}],
+        count=CountMethod.exact).execute()
+    assert inserted.count == 2 and len(inserted.data) == 2
+    ids = [row["id"] for row in inserted.data]
+    updated = team.staff_client.table("tasks").update({"priority": "high"}, count=CountMethod.planned) \
+        .in_("id", ids).execute()
+    assert updated.count == 2 and {row["priority"] for row in updated.data} == {"high"}
+    minimal = team.client.table("tasks").update({"priority": "low"}, count=CountMethod.exact,
+                                                returning=ReturnMethod.minimal).in_("id", ids).execute()
+    assert minimal.count == 2 and minimal.data == []
+    nothing = team.client.table("tasks").update({"priority": "low"}, count=CountMethod.exact) \
+        .eq("title", "no such task").execute()
+    assert nothing.count == 0 and nothing.data == []
+    deleted = team.client.table("tasks").delete(count=CountMethod.estimated).in_("id", ids).execute()
+    assert deleted.count == 2
+    assert scalar(f"SELECT count(*) FROM tasks WHERE id IN ('{ids[0]}', '{ids[1]}') AND status = 'deleted'") == 2
+    # Without count= there is no total ("*/*"), and the client reports none.
+    assert team.client.table("tasks").insert({"title": "Uncounted", "listing_id": team.listing}).execute().count is None
 
 
 def test_claim_and_release_by_update(team):

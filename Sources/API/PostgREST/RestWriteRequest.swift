@@ -6,13 +6,15 @@ import Store
 
 /// A `POST`, `PATCH` or `DELETE /rest/v1/<table>` request, parsed: the filters and `select=`
 /// (the read side's parser, `RestReadRequest`, without the delta widening: a write must touch
-/// exactly the rows its filters name), `columns=`, `on_conflict=`, the `Prefer` set, the
-/// single-object `Accept`, and the body's records.
+/// exactly the rows its filters name), `columns=`, `on_conflict=`, the `Prefer` set (with the
+/// read side's `count=`), the single-object `Accept`, and the body's records.
 struct RestWriteRequest: Sendable {
     var resource: Resource
     /// The filters (PATCH, DELETE) and the representation's columns (`select=`).
     var query: RestReadQuery
     var preferences: RestWritePreferences
+    /// `Prefer: count=…`: put the number of rows written in `Content-Range` (`RestWriteResponse`).
+    var count: RestCountMode?
     /// `Accept: application/vnd.pgrst.object+json`: answer one bare object (or 406).
     var single: Bool
     /// The body's rows (one for an object); empty for DELETE.
@@ -30,6 +32,7 @@ struct RestWriteRequest: Sendable {
         }
         query = read.query
         single = read.single
+        count = read.count
         preferences = RestWritePreferences(request.headers.values(for: "Prefer"))
         let description = resource.description
         if let target = parameters["on_conflict"] {

@@ -20,6 +20,7 @@ import Store
 /// - `claimed_by` in a task or activity body is a claim or a release (`RestWriteClaims`).
 /// - `Prefer: return=representation` answers the rows (`select=` columns; one bare object with
 ///   the `vnd.pgrst.object+json` Accept, else 406 and nothing written); the default is no body.
+///   `Prefer: count=…` puts the number written in `Content-Range` (`RestWriteResponse`).
 enum RestWriteRoutes {
     static func register(on router: inout Router, auth: AuthService) {
         router.post("/rest/v1/{table}") { request, context in try handle(request, context, auth) }
@@ -45,7 +46,7 @@ enum RestWriteRoutes {
                 let rows = try apply(request.method, write, RestWriteClaims(writer: writer), connection)
                 return try representation(rows, write, connection)
             }
-            return .response(respond(request.method, write, rows))
+            return .response(RestWriteResponse.make(request.method, write, rows: rows))
         } catch {
             throw RestErrorMapping.httpError(for: error)
         }
@@ -112,17 +113,6 @@ enum RestWriteRoutes {
         }
         guard write.preferences.returning == .representation, let columns = write.query.columns else { return rows }
         return try RestWriteSQL.project(rows, columns: columns, on: connection)
-    }
-
-    private static func respond(_ method: HTTPMethod, _ write: RestWriteRequest, _ rows: [String]) -> HTTPResponse {
-        let status: HTTPStatus = method == .post ? .created : .ok
-        guard write.preferences.returning == .representation else {
-            return HTTPResponse(status: method == .post ? .created : .noContent)
-        }
-        if write.single, let row = rows.first {
-            return HTTPResponse(status: status, headers: ["Content-Type": RestReadRoutes.objectType], body: Array(row.utf8))
-        }
-        return HTTPResponse(status: status, headers: ["Content-Type": RestReadRoutes.jsonType], body: jsonArray(rows))
     }
 
     static func jsonArray(_ rows: [String]) -> [UInt8] {

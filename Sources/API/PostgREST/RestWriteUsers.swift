@@ -58,11 +58,7 @@ struct RestWriteUsers {
             return try RestWriteSQL.project(rows, columns: columns, on: connection)
         }
         auth.revokedSessions.insert(revoked)
-        guard write.preferences.returning == .representation else { return HTTPResponse(status: .noContent) }
-        if write.single, let row = rows.first {
-            return HTTPResponse(headers: ["Content-Type": RestReadRoutes.objectType], body: Array(row.utf8))
-        }
-        return HTTPResponse(headers: ["Content-Type": RestReadRoutes.jsonType], body: RestWriteRoutes.jsonArray(rows))
+        return RestWriteResponse.make(.patch, write, rows: rows)
     }
 
     /// The changes a body asks for, checked with `/v1`'s user rules; the second value is the

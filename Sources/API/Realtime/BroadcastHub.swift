@@ -1,5 +1,13 @@
 import Synchronization
 
+/// What one broadcast carries to the topic's members.
+enum BroadcastContent: Sendable, Equatable {
+    /// Pushed as text: the `{type, event, payload}` object as JSON text, relayed as text.
+    case json(String)
+    /// Pushed in binary (vsn 2.0.0 kind 3): relayed per member's vsn, see `UserBroadcast`.
+    case user(UserBroadcast)
+}
+
 /// The members of each topic on this instance, for `broadcast`. Relaying stays on the
 /// instance: members connected to another instance do not receive it (README: Realtime).
 final class BroadcastHub: Sendable {
@@ -16,14 +24,14 @@ final class BroadcastHub: Sendable {
         }
     }
 
-    /// Sends `payload` to the topic's other members, and to the sender when it asked for
-    /// its own broadcasts (`config.broadcast.self`). Returns how many received it.
+    /// Sends `content` to the topic's other members, and to the sender when it asked for
+    /// its own broadcasts (`config.broadcast.self`). Returns how many it was handed to.
     @discardableResult
-    func relay(_ payload: String, from sender: RealtimeChannel) -> Int {
+    func relay(_ content: BroadcastContent, from sender: RealtimeChannel) -> Int {
         let targets = members.withLock { members in
             (members[sender.topic] ?? [:]).values.filter { $0 !== sender || sender.receivesOwnBroadcasts }
         }
-        targets.forEach { $0.deliverBroadcast(payload) }
+        targets.forEach { $0.deliverBroadcast(content) }
         return targets.count
     }
 

@@ -18,6 +18,10 @@ struct PhoenixOutbound: Sendable, Equatable {
     var topic: String
     var event: String
     var payload: String
+    /// Set on a broadcast a client pushed in binary: vsn 2.0.0 sends it as a binary user
+    /// broadcast, vsn 1.0.0 as text with `payload` (its JSON envelope) or not at all when the
+    /// user payload is binary (`payload` is then empty). See `UserBroadcast`.
+    var userBroadcast: UserBroadcast? = nil
 
     static let heartbeatTopic = "phoenix"
 
@@ -39,6 +43,17 @@ struct PhoenixOutbound: Sendable, Equatable {
             {"channel":\(JSONText.quoted(channel)),"extension":\(JSONText.quoted(name)),\
             "message":\(JSONText.quoted(message)),"status":"\(ok ? "ok" : "error")"}
             """)
+    }
+
+    /// A broadcast relayed to a member of `topic` (`BroadcastHub`).
+    static func broadcast(topic: String, _ content: BroadcastContent) -> PhoenixOutbound {
+        switch content {
+        case .json(let text):
+            return PhoenixOutbound(joinRef: nil, ref: nil, topic: topic, event: "broadcast", payload: text)
+        case .user(let user):
+            return PhoenixOutbound(joinRef: nil, ref: nil, topic: topic, event: "broadcast", payload: user.jsonEnvelope ?? "",
+                                   userBroadcast: user)
+        }
     }
 
     /// The end of a channel: Phoenix sends it after a leave or when the server stops the channel.

@@ -52,6 +52,26 @@ enum PhoenixSerializer: String, Sendable {
         }
     }
 
+    /// One encoded message for the WebSocket.
+    enum Frame: Sendable, Equatable {
+        case text(String)
+        case binary([UInt8])
+    }
+
+    /// `message` as this version sends it: text, except a binary-pushed broadcast to a 2.0.0
+    /// client (binary user broadcast); nil when this version cannot carry it (a binary user
+    /// payload to 1.0.0).
+    func frame(_ message: PhoenixOutbound) -> Frame? {
+        guard let user = message.userBroadcast else { return .text(encode(message)) }
+        switch self {
+        case .v1:
+            return user.encoding == .json ? .text(encode(message)) : nil
+        case .v2:
+            return PhoenixBinaryCodec.userBroadcast(topic: message.topic, user).map(Frame.binary)
+        }
+    }
+
+    /// The text form of `message` (for a user broadcast, its JSON envelope in `payload`).
     func encode(_ message: PhoenixOutbound) -> String {
         let joinRef = JSONText.quoted(message.joinRef), ref = JSONText.quoted(message.ref)
         let topic = JSONText.quoted(message.topic), event = JSONText.quoted(message.event)

@@ -23,6 +23,10 @@ struct RealtimeChange: Sendable {
     /// The row's JSON text (nil for a DELETE).
     let recordJSON: String?
     let commitTimestamp: String
+    /// The sync cursor after this change (SyncPage.Entry): `/v1/sync?since=` from it, or a
+    /// join replaying from it, returns exactly the changes that follow. Sent as `data.cursor`,
+    /// a key official clients ignore.
+    let cursor: String
 
     /// The `postgres_changes` payload naming the subscription ids it matched.
     func payload(ids: [Int]) -> String {
@@ -37,30 +41,33 @@ struct RealtimeChange: Sendable {
             {"ids":[\(ids.map(String.init).joined(separator: ","))],"data":{"type":"\(type.rawValue)",\
             "schema":"\(PostgresChangeSubscription.schema)","table":"\(table)",\
             "commit_timestamp":\(JSONText.quoted(commitTimestamp)),"columns":\(Self.columns[resource] ?? "[]"),\
-            "record":\(newRecord),"old_record":\(oldRecord),"errors":null}}
+            "record":\(newRecord),"old_record":\(oldRecord),"errors":null,"cursor":\(JSONText.quoted(cursor))}}
             """
     }
 
-    /// The changes in a user's delta (the pages of one chain), in the feed's order: parents
-    /// before children, removals last. `now` stamps removals, which have no row to read.
+    /// The changes in a user's delta (the pages of one chain), in the order the feed walked
+    /// them: parents before children, removals last. `now` stamps removals, which have no
+    /// row to read.
     static func changes(from pages: [SyncPage], now: Date) -> [RealtimeChange] {
         var changes: [RealtimeChange] = []
         let removedAt = Timestamp.format(now)
         for page in pages {
-            for stage in SyncStage.allCases {
-                guard let resource = stage.resource, let rows = page.rows[stage] else { continue }
-                for json in rows {
-                    guard let record = JSONText.object(json) else { continue }
-                    let version = record["version"].flatMap { if case .number(let n) = $0 { n } else { nil } } ?? 0
-                    let stamp = record["updated_at"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? removedAt
-                    changes.append(RealtimeChange(resource: resource, type: version <= 1 ? .insert : .update,
-                                                  record: record, recordJSON: json, commitTimestamp: stamp))
+            for entry in page.entries {
+                let cursor = entry.after.encoded()
+                if entry.stage == .removed {
+                    guard entry.index < page.removed.count else { continue }
+                    let removal = page.removed[entry.index]
+                    guard let resource = removedResources[removal.type] else { continue }
+                    changes.append(RealtimeChange(resource: resource, type: .delete, record: ["id": .string(removal.id)],
+                                                  recordJSON: nil, commitTimestamp: removedAt, cursor: cursor))
+                    continue
                 }
-            }
-            for removal in page.removed {
-                guard let resource = removedResources[removal.type] else { continue }
-                changes.append(RealtimeChange(resource: resource, type: .delete, record: ["id": .string(removal.id)],
-                                              recordJSON: nil, commitTimestamp: removedAt))
+                guard let resource = entry.stage.resource, let rows = page.rows[entry.stage], entry.index < rows.count,
+                      let record = JSONText.object(rows[entry.index]) else { continue }
+                let version = record["version"].flatMap { if case .number(let n) = $0 { n } else { nil } } ?? 0
+                let stamp = record["updated_at"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? removedAt
+                changes.append(RealtimeChange(resource: resource, type: version <= 1 ? .insert : .update, record: record,
+                                              recordJSON: rows[entry.index], commitTimestamp: stamp, cursor: cursor))
             }
         }
         return changes

@@ -92,8 +92,8 @@ final class RealtimeChannel: Sendable {
     }
 
     /// A broadcast relayed from another member (or this one, with `self`).
-    func deliverBroadcast(_ payload: String) {
-        emit(PhoenixOutbound(joinRef: nil, ref: nil, topic: topic, event: "broadcast", payload: payload))
+    func deliverBroadcast(_ content: BroadcastContent) {
+        emit(.broadcast(topic: topic, content))
     }
 
     private func emit(_ message: PhoenixOutbound) {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Store
 
 /// The events of the Phoenix channel protocol as Supabase Realtime speaks them.
 extension RealtimeConnection {
@@ -87,6 +88,7 @@ extension RealtimeConnection {
             for entry in entries { subscriptions.append(try PostgresChangeSubscription(entry)) }
         default: throw .invalid("config.postgres_changes must be an array")
         }
+        let replayCursor = try RealtimeReplay.requestedCursor(in: config)
         let broadcast: [String: JSONValue]
         switch config["broadcast"] {
         case .object(let object)?: broadcast = object
@@ -113,8 +115,17 @@ extension RealtimeConnection {
             revoked: { [auth = service.auth] in auth.revokedSessions.contains($0) })
         if !subscriptions.isEmpty {
             service.ensureListening()
+            // Replayed changes are held by the channel until the join is answered, ahead of
+            // any live one; live delivery starts where the replay ends (RealtimeReplay).
+            var liveFrom: SyncCursor?
+            if let replayCursor {
+                let replay = try RealtimeReplay.read(service.sync.feed, viewer: identity.viewer, from: replayCursor,
+                                                     limit: limits.replayChanges)
+                channel.deliver(replay.changes)
+                liveFrom = replay.resumeFrom
+            }
             do {
-                channel.registration = try service.feed.register(identity.viewer) { [weak channel] changes in
+                channel.registration = try service.feed.register(identity.viewer, from: liveFrom) { [weak channel] changes in
                     channel?.deliver(changes)
                 }
             } catch {
@@ -148,29 +159,5 @@ extension RealtimeConnection {
         } catch {
             shutdown(channel, reason: error.reason)
         }
-    }
-
-    /// `broadcast` `{type: "broadcast", event, payload}`: relayed to the topic's members on
-    /// this instance (the sender too with `self`), acknowledged with `ack`.
-    func broadcast(_ message: PhoenixMessage, channel: RealtimeChannel) {
-        guard case .string(let event)? = message.payload["event"], !event.isEmpty else {
-            send(.error(to: message, reason: "InvalidBroadcast: a broadcast needs an event name"))
-            return
-        }
-        let text = JSONText.encode(.object(message.payload))
-        guard text.utf8.count <= service.limits.broadcastBytes else {
-            send(.error(to: message, reason: "PayloadTooLarge: a broadcast may carry at most \(service.limits.broadcastBytes) bytes"))
-            return
-        }
-        guard takeBroadcastToken() else {
-            send(.error(to: message, reason: "ClientBroadcastRateLimitReached: too many broadcasts per second"))
-            return
-        }
-        if let problem = channel.problem() {
-            shutdown(channel, reason: problem)
-            return
-        }
-        service.hub.relay(text, from: channel)
-        if channel.acknowledgesBroadcasts && message.ref != nil { send(.reply(to: message, ok: true)) }
     }
 }

@@ -42,6 +42,10 @@ final class RealtimeConnection: WebSocketHandler, Sendable {
         handle(text)
     }
 
+    func received(binary: [UInt8]) {
+        handle(binary: binary)
+    }
+
     func closed(code: WebSocketCloseCode?) {
         let channels = state.withLock { state in
             state.closed = true
@@ -55,10 +59,16 @@ final class RealtimeConnection: WebSocketHandler, Sendable {
 
     // MARK: Sending
 
+    /// Sends `message` in the connection's format; false when it was not sent (the socket is
+    /// gone or full, or this vsn cannot carry the message).
     @discardableResult
     func send(_ message: PhoenixOutbound) -> Bool {
         guard let outbound = state.withLock({ $0.outbound }) else { return false }
-        return outbound.send(text: serializer.encode(message))
+        switch serializer.frame(message) {
+        case .text(let text)?: return outbound.send(text: text)
+        case .binary(let bytes)?: return outbound.send(binary: bytes)
+        case nil: return false
+        }
     }
 
     /// Decodes one message and acts on it; a message that is not a Phoenix message closes
@@ -72,10 +82,15 @@ final class RealtimeConnection: WebSocketHandler, Sendable {
             case .notJSON: "malformed message: not JSON"
             case .shape(let detail): "malformed message: \(detail)"
             }
-            state.withLock { $0.outbound }?.close(code: .policyViolation, reason: String(reason.utf8.prefix(123)) ?? "malformed message")
+            closeMalformed(reason)
             return
         }
         dispatch(message)
+    }
+
+    /// Closes the socket with 1008 and `reason` (cut to the close frame's 123 bytes).
+    func closeMalformed(_ reason: String) {
+        state.withLock { $0.outbound }?.close(code: .policyViolation, reason: String(reason.utf8.prefix(123)) ?? "malformed message")
     }
 
     // MARK: Channel lifecycle

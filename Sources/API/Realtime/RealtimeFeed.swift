@@ -33,8 +33,9 @@ final class RealtimeFeed: @unchecked Sendable {
     private let feed: SyncFeed
     private let requestChange: @Sendable () -> Void
     private let logger: Logger
+    private let loop = BackgroundLoop(name: "realtime-feed")
+    private var condition: NSCondition { loop.condition }
     // Guarded by `condition`'s lock.
-    private let condition = NSCondition()
     private var registrations: [UInt64: Registration] = [:]
     private var due: Set<UInt64> = []
     private var fresh: Set<UInt64> = []
@@ -42,9 +43,6 @@ final class RealtimeFeed: @unchecked Sendable {
     private var retryAt: ContinuousClock.Instant?
     private var readCount = 0
     private var nextID: UInt64 = 0
-    private var started = false
-    private var stopped = false
-    private var finished = false
 
     init(feed: SyncFeed, parallelReads: Int = 4, logger: Logger, requestChange: @escaping @Sendable () -> Void) {
         self.feed = feed
@@ -59,11 +57,12 @@ final class RealtimeFeed: @unchecked Sendable {
 
     /// Arms a subscription: from the moment this returns, every change to rows `viewer` may
     /// see that commits later reaches `sink` (in commit-chain order, at least once).
-    /// `cursor` (tests) starts from an older position instead of the current snapshot.
+    /// `cursor` starts from an older position instead of the current snapshot (a join that
+    /// replayed up to it; tests): any snapshot taken before this call is a gap-free start.
     func register(_ viewer: Viewer, from cursor: SyncCursor? = nil, sink: @escaping Sink) throws -> UInt64 {
         let cursor = try cursor ?? feed.currentCursor()
         condition.lock()
-        startIfNeeded()
+        loop.startLocked { [self] in readDue() }
         let id = nextID
         nextID += 1
         registrations[id] = Registration(viewer: viewer, cursor: cursor, sink: sink)
@@ -113,55 +112,38 @@ final class RealtimeFeed: @unchecked Sendable {
     }
 
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while started && !finished { condition.wait() }
-        condition.unlock()
+        loop.stop()
     }
 
     // MARK: The thread
 
-    /// Called with the lock held.
-    private func startIfNeeded() {
-        guard !started, !stopped else { return }
-        started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "realtime-feed"
-        thread.start()
-    }
-
-    private func run() {
-        condition.lock()
-        while !stopped {
-            let now = ContinuousClock.now
-            let ready = due.filter { registrations[$0].map { !$0.reading } ?? false }
-            if ready.isEmpty || retryAt.map({ $0 > now }) == true {
-                let until = retryAt.map { max($0, now) } ?? now + .seconds(60)
-                _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
-                if retryAt.map({ $0 <= ContinuousClock.now }) == true { retryAt = nil }
-                continue
-            }
-            // One read per distinct question: the same user (and role) at the same cursor.
-            var groups: [String: [UInt64]] = [:]
-            for id in ready {
-                guard var registration = registrations[id] else { continue }
-                registration.reading = true
-                registrations[id] = registration
-                let key = "\(registration.viewer.userID) \(registration.viewer.isAdmin) \(registration.cursor.encoded())"
-                groups[key, default: []].append(id)
-            }
-            due.subtract(ready)
-            let jobs = groups.values.compactMap { ids in
-                registrations[ids[0]].map { (ids: ids, viewer: $0.viewer, cursor: $0.cursor) }
-            }
-            condition.unlock()
-            read(jobs)
-            condition.lock()
+    /// One turn of the loop (lock held; started by the first registration): wait for due
+    /// registrations, or read them (without the lock).
+    private func readDue() {
+        let now = ContinuousClock.now
+        let ready = due.filter { registrations[$0].map { !$0.reading } ?? false }
+        if ready.isEmpty || retryAt.map({ $0 > now }) == true {
+            let until = retryAt.map { max($0, now) } ?? now + .seconds(60)
+            _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
+            if retryAt.map({ $0 <= ContinuousClock.now }) == true { retryAt = nil }
+            return
         }
-        finished = true
-        condition.broadcast()
+        // One read per distinct question: the same user (and role) at the same cursor.
+        var groups: [String: [UInt64]] = [:]
+        for id in ready {
+            guard var registration = registrations[id] else { continue }
+            registration.reading = true
+            registrations[id] = registration
+            let key = "\(registration.viewer.userID) \(registration.viewer.isAdmin) \(registration.cursor.encoded())"
+            groups[key, default: []].append(id)
+        }
+        due.subtract(ready)
+        let jobs = groups.values.compactMap { ids in
+            registrations[ids[0]].map { (ids: ids, viewer: $0.viewer, cursor: $0.cursor) }
+        }
         condition.unlock()
+        read(jobs)
+        condition.lock()
     }
 
     private func read(_ jobs: [(ids: [UInt64], viewer: Viewer, cursor: SyncCursor)]) {

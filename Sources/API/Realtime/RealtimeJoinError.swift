@@ -9,6 +9,11 @@ enum RealtimeJoinError: Error, Equatable {
     case limit(String)
     /// The database could not arm the subscription.
     case unavailable(String)
+    /// The replay cursor is not one this server wrote.
+    case invalidCursor(String)
+    /// The replay cursor is too old (history pruned) or too much changed since: catch up
+    /// with `/v1/sync` first.
+    case resyncRequired(String)
 
     var reason: String {
         switch self {
@@ -16,6 +21,8 @@ enum RealtimeJoinError: Error, Equatable {
         case .unauthorized(let message): "InvalidJWTToken: \(message)"
         case .limit(let message): "ChannelRateLimitReached: \(message)"
         case .unavailable(let message): "UnableToConnectToProject: \(message)"
+        case .invalidCursor(let message): "InvalidCursor: \(message)"
+        case .resyncRequired(let message): "ResyncRequired: \(message)"
         }
     }
 }

@@ -10,6 +10,9 @@ public struct RealtimeLimits: Sendable {
     /// Broadcasts per second per connection (sustained), and the burst allowed above it.
     public var broadcastsPerSecond = 25.0
     public var broadcastBurst = 50.0
+    /// Rows and removals a join may replay from a cursor (one sync page's default limit; the
+    /// page's byte bound applies too). More answers the join with `ResyncRequired`.
+    public var replayChanges = 1000
 
     public init() {}
 }

@@ -2,7 +2,7 @@ import HTTP1
 
 /// Feeds a byte stream to a `WebSocketFrameDecoder` in pieces and records what it reports,
 /// like `ParserDriver` does for the HTTP parser. Events are rendered as short strings
-/// (`text:…`, `ping:hex`, `pong:hex`, `close:1000:reason`, `close:none`, `fail:1002`).
+/// (`text:…`, `binary:hex`, `ping:hex`, `pong:hex`, `close:1000:reason`, `close:none`, `fail:1002`).
 struct WebSocketDriver {
     var events: [String] = []
     var violations: [String] = []
@@ -42,6 +42,7 @@ struct WebSocketDriver {
     static func render(_ event: WebSocketEvent) -> String {
         switch event {
         case .text(let bytes): return "text:" + String(decoding: bytes, as: UTF8.self)
+        case .binary(let bytes): return "binary:" + hex(bytes)
         case .ping(let bytes): return "ping:" + hex(bytes)
         case .pong(let bytes): return "pong:" + hex(bytes)
         case .close(nil, _): return "close:none"

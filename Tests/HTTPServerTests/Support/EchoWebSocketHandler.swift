@@ -3,13 +3,15 @@ import Glibc
 import HTTPServer
 import Synchronization
 
-/// A test-only handler: echoes text; `close-me` makes the server close (1000 "bye");
-/// `flood` sends 1 KiB messages until `send` refuses (or 64 MiB), recording how much it took.
+/// A test-only handler: echoes text and binary messages (each as it came); `close-me` makes
+/// the server close (1000 "bye"); `flood` (`flood-binary`) sends 1 KiB text (binary) messages
+/// until `send` refuses (or 64 MiB), recording how much it took.
 final class EchoWebSocketHandler: WebSocketHandler {
     struct Record {
         var outbound: (any WebSocketOutbound)?
         var opened = 0
         var received: [String] = []
+        var receivedBinary: [[UInt8]] = []
         var closedCodes: [WebSocketCloseCode?] = []
         var floodAccepted = 0
         var floodRefused = false
@@ -38,13 +40,16 @@ final class EchoWebSocketHandler: WebSocketHandler {
             DispatchQueue.concurrentPerform(iterations: 8) { thread in
                 for index in 0..<250 { outbound.send(text: "t\(thread)-\(index)") }
             }
-        case "flood":
-            let message = String(repeating: "x", count: 1024)
+        case "flood", "flood-binary":
+            let binary = text == "flood-binary"
+            let message = [UInt8](repeating: UInt8(ascii: "x"), count: 1024)
+            let messageText = String(decoding: message, as: UTF8.self)
             var accepted = 0
             var refused = false
             while accepted < 64 << 20 {
-                guard outbound.send(text: message) else { refused = true; break }
-                accepted += message.utf8.count
+                let sent = binary ? outbound.send(binary: message) : outbound.send(text: messageText)
+                guard sent else { refused = true; break }
+                accepted += message.count
             }
             record.withLock { [accepted, refused] in
                 $0.floodAccepted = accepted
@@ -53,6 +58,14 @@ final class EchoWebSocketHandler: WebSocketHandler {
         default:
             outbound.send(text: text)
         }
+    }
+
+    func received(binary: [UInt8]) {
+        let outbound = record.withLock { state -> (any WebSocketOutbound)? in
+            state.receivedBinary.append(binary)
+            return state.outbound
+        }
+        outbound?.send(binary: binary)
     }
 
     func closed(code: WebSocketCloseCode?) {

@@ -1,7 +1,8 @@
 import Glibc
 
 /// A tiny blocking HTTP client over a POSIX socket: raw bytes in, parsed responses out.
-/// Every read has a timeout, so a test can fail but never hang.
+/// Every read has a timeout, so a test can fail but never hang. WebSocketTestClient speaks
+/// frames over one of these.
 final class RawClient {
     struct Response {
         var statusCode: Int
@@ -17,12 +18,17 @@ final class RawClient {
     enum ClientError: Error { case connect(Int32), timeout, closed, malformed(String) }
 
     let fd: Int32
-    private var buffer: [UInt8] = []
+    /// Received bytes not consumed yet (by `readResponse`, or a WebSocketTestClient's frames).
+    var buffer: [UInt8] = []
     /// Every byte received so far, for tests that only count.
     private(set) var receivedByteCount = 0
 
-    init(port: Int, readTimeoutSeconds: Int = 5) throws {
+    /// `receiveBuffer`: SO_RCVBUF, set before connecting (a small one makes a slow reader).
+    init(port: Int, readTimeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -55,9 +61,9 @@ final class RawClient {
         }
     }
 
-    /// Reads more bytes into the buffer; false on orderly close.
-    private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Reads more bytes into the buffer; false on orderly close (or reset).
+    func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if received > 0 {
             receivedByteCount += received

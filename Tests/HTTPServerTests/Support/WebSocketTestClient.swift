@@ -1,8 +1,8 @@
-import Glibc
 import HTTP1
 
-/// A blocking WebSocket client for tests: raw socket, the handshake by hand, masked frames
-/// out, server frames parsed back. Every read has a timeout, so a test fails but never hangs.
+/// A blocking WebSocket client for tests: the handshake by hand, masked frames out, server
+/// frames parsed back, over a RawClient (its socket, timeouts and receive buffer). Every read
+/// has a timeout, so a test fails but never hangs.
 final class WebSocketTestClient {
     struct Frame: Equatable {
         var fin: Bool
@@ -14,36 +14,16 @@ final class WebSocketTestClient {
         var closeReason: String { String(decoding: payload.dropFirst(2), as: UTF8.self) }
     }
 
-    enum ClientError: Error { case connect(Int32), timeout, closed, malformed(String) }
+    typealias ClientError = RawClient.ClientError
 
     static let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
 
-    let fd: Int32
-    private var buffer: [UInt8] = []
+    let connection: RawClient
+    var fd: Int32 { connection.fd }
 
     init(port: Int, readTimeoutSeconds: Int = 5, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        if var size = receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(fd)
-            throw ClientError.connect(code)
-        }
-        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        connection = try RawClient(port: port, readTimeoutSeconds: readTimeoutSeconds, receiveBuffer: receiveBuffer)
     }
-
-    deinit { close(fd) }
 
     static func handshake(path: String = "/ws", key: String = sampleKey, version: String = "13",
                           extra: String = "") -> String {
@@ -61,9 +41,9 @@ final class WebSocketTestClient {
     /// The status line and headers of an HTTP answer (the body, if any, stays buffered).
     func readHead() throws -> (status: Int, head: String) {
         while true {
-            if let end = RawClient.find([13, 10, 13, 10], in: buffer) {
-                let head = String(decoding: buffer[..<end], as: UTF8.self)
-                buffer.removeFirst(end + 4)
+            if let end = RawClient.find([13, 10, 13, 10], in: connection.buffer) {
+                let head = String(decoding: connection.buffer[..<end], as: UTF8.self)
+                connection.buffer.removeFirst(end + 4)
                 let parts = head.split(separator: " ", maxSplits: 2)
                 guard parts.count >= 2, let status = Int(parts[1]) else { throw ClientError.malformed(head) }
                 return (status, head)
@@ -72,14 +52,7 @@ final class WebSocketTestClient {
         }
     }
 
-    func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw ClientError.closed }
-            offset += sent
-        }
-    }
+    func send(_ bytes: [UInt8]) throws { try connection.send(bytes) }
 
     static func masked(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true) -> [UInt8] {
         WebSocketFrameEncoder.frame(opcode, payload: payload, fin: fin, mask: (0x12, 0x34, 0x56, 0x78))
@@ -94,8 +67,8 @@ final class WebSocketTestClient {
     /// The next server frame.
     func readFrame() throws -> Frame {
         while true {
-            if let (frame, used) = Self.parse(buffer) {
-                buffer.removeFirst(used)
+            if let (frame, used) = Self.parse(connection.buffer) {
+                connection.buffer.removeFirst(used)
                 return frame
             }
             try fill()
@@ -111,23 +84,11 @@ final class WebSocketTestClient {
     }
 
     /// True when the server closes the TCP connection before a read times out.
-    func waitForEOF() -> Bool {
-        while true {
-            do { try fill() } catch ClientError.closed { return true } catch { return false }
-            buffer.removeAll()
-        }
-    }
+    func waitForEOF() -> Bool { connection.waitForClose() }
 
+    /// More bytes into the connection's buffer; the end of the stream is an error here.
     private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if received > 0 {
-            buffer.append(contentsOf: chunk[..<received])
-            return
-        }
-        if received == 0 || errno == ECONNRESET { throw ClientError.closed }
-        if errno == EAGAIN || errno == EWOULDBLOCK { throw ClientError.timeout }
-        throw ClientError.closed
+        guard try connection.fill() else { throw ClientError.closed }
     }
 
     /// An unmasked server frame at the start of `bytes`, and its length.
