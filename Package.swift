@@ -48,7 +48,7 @@ let package = Package(
         // Shared test support: the throw-away PostgreSQL cluster, per-test databases, HTTP client helpers.
         .target(name: "TestSupport", dependencies: ["Postgres", "EmbeddedPostgres", "HTTP1", logging], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),

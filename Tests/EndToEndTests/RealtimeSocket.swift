@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTP1
+import TestSupport
 
 /// A realtime client over a real socket, as an official client talks to the server: the
 /// WebSocket upgrade on `/realtime/v1/websocket?apikey=…&vsn=2.0.0`, masked frames out (JSON-array
@@ -85,9 +86,10 @@ final class RealtimeSocket {
     /// The next data or close frame (pings answered by nobody: the test is short).
     func next() throws -> Frame {
         while true {
-            if let (opcode, payload, used) = Self.parse(buffer) {
+            if let (frame, used) = ServerFrame.parse(buffer) {
                 buffer.removeFirst(used)
-                switch opcode {
+                let payload = frame.payload
+                switch frame.opcode {
                 case 0x1: return .text(String(decoding: payload, as: UTF8.self))
                 case 0x2: return .binary(payload)
                 case 0x8: return .close(payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil)
@@ -139,22 +141,5 @@ final class RealtimeSocket {
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         return (0...(haystack.count - needle.count)).first { Array(haystack[$0..<($0 + needle.count)]) == needle }
-    }
-
-    /// An unmasked server frame at the start of `bytes`: opcode, payload, bytes used.
-    private static func parse(_ bytes: [UInt8]) -> (UInt8, [UInt8], Int)? {
-        guard bytes.count >= 2 else { return nil }
-        var length = Int(bytes[1] & 0x7F), offset = 2
-        if length == 126 {
-            guard bytes.count >= 4 else { return nil }
-            length = Int(bytes[2]) << 8 | Int(bytes[3])
-            offset = 4
-        } else if length == 127 {
-            guard bytes.count >= 10 else { return nil }
-            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
-            offset = 10
-        }
-        guard bytes.count >= offset + length else { return nil }
-        return (bytes[0] & 0x0F, Array(bytes[offset..<(offset + length)]), offset + length)
     }
 }

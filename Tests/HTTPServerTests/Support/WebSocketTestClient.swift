@@ -1,18 +1,11 @@
 import HTTP1
+import TestSupport
 
 /// A blocking WebSocket client for tests: the handshake by hand, masked frames out, server
 /// frames parsed back, over a RawClient (its socket, timeouts and receive buffer). Every read
 /// has a timeout, so a test fails but never hangs.
 final class WebSocketTestClient {
-    struct Frame: Equatable {
-        var fin: Bool
-        var opcode: UInt8
-        var payload: [UInt8]
-        var text: String { String(decoding: payload, as: UTF8.self) }
-        /// The close code of a close frame (nil when empty).
-        var closeCode: UInt16? { payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil }
-        var closeReason: String { String(decoding: payload.dropFirst(2), as: UTF8.self) }
-    }
+    typealias Frame = ServerFrame
 
     typealias ClientError = RawClient.ClientError
 
@@ -67,7 +60,7 @@ final class WebSocketTestClient {
     /// The next server frame.
     func readFrame() throws -> Frame {
         while true {
-            if let (frame, used) = Self.parse(connection.buffer) {
+            if let (frame, used) = ServerFrame.parse(connection.buffer) {
                 connection.buffer.removeFirst(used)
                 return frame
             }
@@ -90,23 +83,11 @@ final class WebSocketTestClient {
     private func fill() throws {
         guard try connection.fill() else { throw ClientError.closed }
     }
+}
 
-    /// An unmasked server frame at the start of `bytes`, and its length.
-    static func parse(_ bytes: [UInt8]) -> (Frame, Int)? {
-        guard bytes.count >= 2 else { return nil }
-        var length = Int(bytes[1] & 0x7F)
-        var offset = 2
-        if length == 126 {
-            guard bytes.count >= 4 else { return nil }
-            length = Int(bytes[2]) << 8 | Int(bytes[3])
-            offset = 4
-        } else if length == 127 {
-            guard bytes.count >= 10 else { return nil }
-            length = bytes[2..<10].reduce(0) { $0 << 8 | Int($1) }
-            offset = 10
-        }
-        guard bytes.count >= offset + length else { return nil }
-        let frame = Frame(fin: bytes[0] & 0x80 != 0, opcode: bytes[0] & 0x0F, payload: Array(bytes[offset..<(offset + length)]))
-        return (frame, offset + length)
-    }
+extension ServerFrame {
+    var text: String { String(decoding: payload, as: UTF8.self) }
+    /// The close code of a close frame (nil when empty).
+    var closeCode: UInt16? { payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil }
+    var closeReason: String { String(decoding: payload.dropFirst(2), as: UTF8.self) }
 }
