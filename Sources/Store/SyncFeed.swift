@@ -162,7 +162,7 @@ public struct SyncFeed: Sendable {
 
     /// Where a sync resumes to get what follows the row at `last` (nil: nothing of the page's
     /// chain handed out yet): the same mid-chain cursor a page ending there would return.
-    private func resumeCursor(_ cursor: SyncCursor, last: (stage: SyncStage, txid: UInt64, id: UUID)?, horizon: UInt64,
+    func resumeCursor(_ cursor: SyncCursor, last: (stage: SyncStage, txid: UInt64, id: UUID)?, horizon: UInt64,
                               chainStart: SyncSnapshot) -> SyncCursor {
         guard let last else { return cursor }
         return SyncCursor(since: cursor.since, horizon: horizon,

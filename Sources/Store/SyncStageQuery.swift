@@ -148,7 +148,7 @@ struct SyncStageQuery {
     }
 
     /// The parent columns of a stage's rows (see the type's comment).
-    private func parent(_ stage: SyncStage) -> PostgresQuery {
+    func parent(_ stage: SyncStage) -> PostgresQuery {
         func late(_ table: String, _ id: String) -> PostgresQuery {
             "(SELECT NOT \(Self.visible("p.txid", in: chainStart)) FROM \(unsafeSQL: table) p WHERE p.id = \(unsafeSQL: id))"
         }

@@ -40,8 +40,12 @@ public enum Visibility {
     /// still turns the EXISTS into the same hashed set as before.
     public static func listing(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
-        let me = viewer.userID
-        return """
+        return listing(alias, subject: .user(viewer.userID))
+    }
+
+    /// `listing` for a realtor `me` (a bound id or a column of ids; see VisibilitySubject).
+    public static func listing(_ alias: String, subject me: VisibilitySubject) -> PostgresQuery {
+        """
             (\(unsafeSQL: alias).owned_by = \(me) OR \(unsafeSQL: alias).assigned_staff = \(me)
              OR EXISTS (SELECT 1 FROM tasks vt WHERE vt.listing_id = \(unsafeSQL: alias).id
                                                  AND (vt.declared_by = \(me) OR vt.claimed_by = \(me)))
@@ -60,8 +64,12 @@ public enum Visibility {
     /// updated_at index for busy callers (bench/explain; README "Performance").
     public static func workItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
-        let me = viewer.userID
-        return """
+        return workItem(alias, subject: .user(viewer.userID))
+    }
+
+    /// `workItem` for a realtor `me` (a bound id or a column of ids; see VisibilitySubject).
+    public static func workItem(_ alias: String, subject me: VisibilitySubject) -> PostgresQuery {
+        """
             (\(unsafeSQL: alias).declared_by = \(me) OR \(unsafeSQL: alias).claimed_by = \(me)
              OR \(unsafeSQL: alias).listing_id = ANY (ARRAY(SELECT vl.id FROM listings vl
                                                           WHERE vl.owned_by = \(me) OR vl.assigned_staff = \(me))))
@@ -94,8 +102,12 @@ public enum Visibility {
     /// test a single task.
     public static func workItemRow(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
-        let me = viewer.userID
-        return """
+        return workItemRow(alias, subject: .user(viewer.userID))
+    }
+
+    /// `workItemRow` for a realtor `me` (a bound id or a column of ids; see VisibilitySubject).
+    public static func workItemRow(_ alias: String, subject me: VisibilitySubject) -> PostgresQuery {
+        """
             (\(unsafeSQL: alias).declared_by = \(me) OR \(unsafeSQL: alias).claimed_by = \(me)
              OR EXISTS (SELECT 1 FROM listings rl WHERE rl.id = \(unsafeSQL: alias).listing_id
                                                   AND (rl.owned_by = \(me) OR rl.assigned_staff = \(me))))
@@ -110,13 +122,18 @@ public enum Visibility {
     /// (two sequential scans, 27 ms at 100k tasks) even to list one parent's notes (0.4 ms now).
     public static func child(typeColumn: String, idColumn: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
-        return """
+        return child(typeColumn: typeColumn, idColumn: idColumn, subject: .user(viewer.userID))
+    }
+
+    /// `child` for a realtor `me` (a bound id or a column of ids; see VisibilitySubject).
+    public static func child(typeColumn: String, idColumn: String, subject me: VisibilitySubject) -> PostgresQuery {
+        """
             ((\(unsafeSQL: typeColumn) = 'task'
-              AND EXISTS (SELECT 1 FROM tasks ct WHERE ct.id = \(unsafeSQL: idColumn) AND \(workItem("ct", viewer))))
+              AND EXISTS (SELECT 1 FROM tasks ct WHERE ct.id = \(unsafeSQL: idColumn) AND \(workItem("ct", subject: me))))
              OR (\(unsafeSQL: typeColumn) = 'activity'
-              AND EXISTS (SELECT 1 FROM activities ca WHERE ca.id = \(unsafeSQL: idColumn) AND \(workItem("ca", viewer))))
+              AND EXISTS (SELECT 1 FROM activities ca WHERE ca.id = \(unsafeSQL: idColumn) AND \(workItem("ca", subject: me))))
              OR (\(unsafeSQL: typeColumn) = 'listing'
-              AND EXISTS (SELECT 1 FROM listings cl WHERE cl.id = \(unsafeSQL: idColumn) AND \(listing("cl", viewer)))))
+              AND EXISTS (SELECT 1 FROM listings cl WHERE cl.id = \(unsafeSQL: idColumn) AND \(listing("cl", subject: me)))))
             """
     }
 
