@@ -59,11 +59,14 @@ extension SyncFeed {
                 let query = SyncSharedDeltaQuery(since: since, chainStart: current, anyViewer: viewers[0])
                 var realtors = Set(viewers.filter { !$0.isAdmin }.map(\.userID))
                 if !realtors.isEmpty {
-                    for row in try connection.query(query.realtorsWithAccessChanges(Array(realtors))) {
+                    for row in try connection.queryPrepared(name: "sync_shared_access", query.realtorsWithAccessChanges(Array(realtors))) {
                         realtors.remove(try row.decode("user_id", as: UUID.self))
                     }
                 }
-                let rows = try connection.query(query.rows(realtors: Array(realtors), cap: Self.maxSharedRows + 1))
+                // Prepared: its text is the same for every read (snapshots and viewers are
+                // bound), and after five reads PostgreSQL keeps a generic plan instead of planning
+                // this large statement every time (README "### Realtime").
+                let rows = try connection.queryPrepared(name: "sync_shared_rows", query.rows(realtors: Array(realtors), cap: Self.maxSharedRows + 1))
                     .map(SharedRow.init)
                 guard rows.count <= Self.maxSharedRows else { return [:] }
                 let chain = SyncCursor(since: current, horizon: horizon)
