@@ -68,13 +68,8 @@ import TestSupport
     /// `(activities)` without refilling `row_json` fails here.
     @Test func upgradeBackfillsWithoutTouchingTheRows() throws {
         let repository = try #require(TestDatabase.repositoryMigrationsDirectory)
-        let older = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-0016-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+        let older = try TestDatabase.repositoryMigrations(through: 16)
         defer { try? FileManager.default.removeItem(at: older) }
-        for name in try FileManager.default.contentsOfDirectory(atPath: repository.path)
-        where name.hasSuffix(".sql") && (Int(name.prefix(4)) ?? .max) <= 16 {
-            try FileManager.default.copyItem(at: repository.appendingPathComponent(name), to: older.appendingPathComponent(name))
-        }
         let database = try TestDatabase.create(migrations: older)
         try database.pool.execute("""
             WITH u AS (INSERT INTO users (name, email) VALUES ('Up', 'up@x.io') RETURNING id)
