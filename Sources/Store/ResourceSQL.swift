@@ -44,15 +44,21 @@ enum ResourceSQL {
             conditions.append(order.after(a, after))
         }
         let budget = ByteBudgetPage(limit: filter.limit, maxBytes: filter.maxBytes, descending: order.descending)
+        // The row limit is written into the text, not bound (an Int, so splicing is safe; a few
+        // distinct values). Bound, a cached statement's generic plan assumes an unknown LIMIT of
+        // 10 rows and walks the order's index expecting to stop early, even for a caller who
+        // sees nothing (every entry walked; ListPlanTests). The viewer's id is in the text for
+        // the same reason (`Visibility.workItemScan`).
+        let rowLimit = String(filter.limit + 1)
         let selected: PostgresQuery = """
             FROM \(unsafeSQL: table) \(unsafeSQL: a)
             WHERE \(PostgresQuery.joined(conditions, separator: " AND "))
             ORDER BY \(unsafeSQL: order.orderBy(a))
-            LIMIT \(filter.limit + 1)
+            LIMIT \(unsafeSQL: rowLimit)
             """
         guard keysFirst else {
             return budget.query("""
-                SELECT dispatch_json(\(unsafeSQL: a))::text AS json, \(unsafeSQL: a).id, \(unsafeSQL: a).version,
+                SELECT \(StoredRowJSON.text(a, table: table)) AS json, \(unsafeSQL: a).id, \(unsafeSQL: a).version,
                        \(unsafeSQL: order.key(a)) AS sort_key
                 \(selected)
                 """)
@@ -62,10 +68,10 @@ enum ResourceSQL {
         // from flattening this join into the budget's window query, which would then compute
         // dispatch_json twice per row (once for the running byte sum, once for the output).
         return budget.query("""
-            SELECT dispatch_json(page_row)::text AS json, page_row.id, page_row.version, page_keys.sort_key
+            SELECT \(StoredRowJSON.text("page_row", table: table)) AS json, page_row.id, page_row.version, page_keys.sort_key
             FROM (SELECT \(unsafeSQL: a).id, \(unsafeSQL: order.key(a)) AS sort_key \(selected)) page_keys
             JOIN \(unsafeSQL: table) page_row ON page_row.id = page_keys.id
-            LIMIT \(filter.limit + 1)
+            LIMIT \(unsafeSQL: rowLimit)
             """)
     }
 

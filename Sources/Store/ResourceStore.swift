@@ -27,7 +27,7 @@ extension ResourceStore {
     func getQuery(_ viewer: Viewer, id: UUID) -> PostgresQuery {
         let description = resource.description
         return """
-            SELECT dispatch_json(r)::text AS json, r.version FROM \(unsafeSQL: description.table) r
+            SELECT \(StoredRowJSON.text("r", table: description.table)) AS json, r.version FROM \(unsafeSQL: description.table) r
             WHERE r.id = \(id) AND \(Visibility.predicateForOneRow(description.visibility, alias: "r", viewer))
             """
     }

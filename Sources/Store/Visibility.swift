@@ -84,15 +84,24 @@ public enum Visibility {
     /// claimed_by and listing_id indexes for a caller who sees few rows (an AND arm of an OR
     /// may use any of its indexable conjuncts); on a row that passes the hash it costs one
     /// more array search, only for the rows returned. Both sub-selects are the same set.
+    ///
+    /// The caller's id is written into the SQL text, not bound: the statement cache prepares
+    /// each text once per connection, and after five executions PostgreSQL may settle on a
+    /// generic plan made without knowing the parameters. With the id bound, busy callers' pages
+    /// made that plan the `updated_at` walk, and a caller who sees nothing then walked every
+    /// task (100,000 index entries on the bench team, ~47 ms; ListPlanTests). With the id in
+    /// the text each caller has a statement of their own, planned knowing who asks. A UUID's
+    /// text is hex digits and dashes only, so splicing it cannot change the statement; the
+    /// cost is one cache entry per caller and list shape on each connection.
     public static func workItemScan(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
-        let me = viewer.userID
+        let me = "'\(viewer.userID.uuidString)'::uuid"
         return """
-            (\(unsafeSQL: alias).declared_by = \(me) OR \(unsafeSQL: alias).claimed_by = \(me)
+            (\(unsafeSQL: alias).declared_by = \(unsafeSQL: me) OR \(unsafeSQL: alias).claimed_by = \(unsafeSQL: me)
              OR (\(unsafeSQL: alias).listing_id IN (SELECT sl.id FROM listings sl
-                                                   WHERE sl.owned_by = \(me) OR sl.assigned_staff = \(me))
+                                                   WHERE sl.owned_by = \(unsafeSQL: me) OR sl.assigned_staff = \(unsafeSQL: me))
                  AND \(unsafeSQL: alias).listing_id = ANY (ARRAY(SELECT vl.id FROM listings vl
-                                                              WHERE vl.owned_by = \(me) OR vl.assigned_staff = \(me)))))
+                                                              WHERE vl.owned_by = \(unsafeSQL: me) OR vl.assigned_staff = \(unsafeSQL: me)))))
             """
     }
 

@@ -8,13 +8,8 @@ import TestSupport
 @Suite struct PlanCachedFunctionsUpgradeTests {
     @Test func upgradeKeepsEveryRowsJSONByteIdentical() throws {
         let repository = try #require(TestDatabase.repositoryMigrationsDirectory)
-        let older = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-0012-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+        let older = try TestDatabase.repositoryMigrations(through: 12)
         defer { try? FileManager.default.removeItem(at: older) }
-        for name in try FileManager.default.contentsOfDirectory(atPath: repository.path)
-        where name.hasSuffix(".sql") && (Int(name.prefix(4)) ?? .max) <= 12 {
-            try FileManager.default.copyItem(at: repository.appendingPathComponent(name), to: older.appendingPathComponent(name))
-        }
         let database = try TestDatabase.create(migrations: older)
         try database.pool.execute("""
             WITH u AS (INSERT INTO users (name, email) VALUES ('Up', 'up@x.io') RETURNING id)

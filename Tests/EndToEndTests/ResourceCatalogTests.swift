@@ -24,10 +24,12 @@ import TestSupport
     func describedColumnsAreTheTableColumns(resource: Resource) throws {
         let database = try TestDatabase.create()
         let description = resource.description
+        // Internal columns, never in the row JSON: txid (the sync cursor) and row_json (the
+        // stored `dispatch_json` text of tasks and activities, 0017).
         let rows = try database.pool.query("""
             SELECT column_name::text AS name, data_type::text AS type, (is_nullable = 'YES') AS nullable
             FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name = \(description.table) AND column_name <> 'txid'
+            WHERE table_schema = current_schema() AND table_name = \(description.table) AND column_name NOT IN ('txid', 'row_json')
             ORDER BY ordinal_position
             """)
         let actual = try rows.map {

@@ -78,4 +78,17 @@ public final class TestDatabase: Sendable {
         }
         return nil
     }
+
+    /// A temporary copy of the repository's migrations up to `version`, for upgrade tests that
+    /// fill a database at an older schema and then apply the rest. The caller removes it.
+    public static func repositoryMigrations(through version: Int) throws -> URL {
+        guard let repository = repositoryMigrationsDirectory else { throw TestSupportError("migrations/ not found") }
+        let older = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(version)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: repository.path)
+        where name.hasSuffix(".sql") && (Int(name.prefix(4)) ?? .max) <= version {
+            try FileManager.default.copyItem(at: repository.appendingPathComponent(name), to: older.appendingPathComponent(name))
+        }
+        return older
+    }
 }
