@@ -105,10 +105,10 @@ public enum Visibility {
             """
     }
 
-    /// `workItem` for a statement that tests one row (GET by id): the listing test probes the
-    /// row's listing by primary key, where `= ANY (ARRAY(…))` first collected every listing
-    /// the caller owns or staffs (181 rows, ~55 buffers for the busiest seeded realtor) to
-    /// test a single task.
+    /// `workItem` for a statement that tests one row (GET by id, a claim or release): the
+    /// listing test probes the row's listing by primary key, where `= ANY (ARRAY(…))` first
+    /// collected every listing the caller owns or staffs (181 rows, ~55 buffers for the
+    /// busiest seeded realtor) to test a single task.
     public static func workItemRow(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
         return workItemRow(alias, subject: .user(viewer.userID))

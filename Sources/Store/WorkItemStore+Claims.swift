@@ -25,7 +25,7 @@ extension WorkItemStore {
             let won = try connection.query("""
                 WITH won AS (
                     UPDATE \(unsafeSQL: table) t SET claimed_by = \(viewer.userID), claimed_at = now()
-                    WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
+                    WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer))
                       AND t.claimed_by IS NULL AND t.status IN ('open', 'in_progress')
                     RETURNING dispatch_json(t)::text AS json, t.version),
                 event AS (\(claimEvent(id: id, user: viewer.userID, action: "claimed", actor: viewer.userID, from: "won")))
@@ -34,7 +34,7 @@ extension WorkItemStore {
             if let row = won.first { return (try ResourceSQL.decodeRow(row), true) }
             let rows = try connection.query("""
                 SELECT dispatch_json(t)::text AS json, t.version, t.status, t.claimed_by, t.claimed_at
-                FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer))
+                FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer))
                 """)
             guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
             let holder: UUID? = try row.decode("claimed_by")
@@ -79,7 +79,7 @@ extension WorkItemStore {
     private func lockedRelease(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
         let rows = try connection.query("""
             SELECT t.claimed_by FROM \(unsafeSQL: table) t
-            WHERE t.id = \(id) AND \(Visibility.workItem("t", viewer)) FOR UPDATE OF t
+            WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer)) FOR UPDATE OF t
             """)
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         guard let holder: UUID = try row.decode("claimed_by") else { return (try get(connection, id), false) }
