@@ -15,8 +15,9 @@ import Postgres
 /// Styles, one case each in `response(for:style:context:)`: `.contract` (docs/contract.md §4)
 /// for `/v1`, the operations routes and anything unmatched; the Supabase-compatible families
 /// `.goTrue` (`/auth/v1`, `GoTrueErrorRenderer`) and `.postgREST` (`/rest/v1`,
-/// `RestErrorMapping`: PostgREST's Error.hs, a code per failure, one status per code) and
-/// `.storage` (`/storage/v1`, `StorageErrorRenderer`). A
+/// `RestErrorMapping`: PostgREST's Error.hs, a code per failure, one status per code),
+/// `.storage` (`/storage/v1`, `StorageErrorRenderer`) and `.realtime` (`/realtime/v1`'s
+/// refused upgrades, `RealtimeErrorRenderer`). A
 /// family's style is its path name (`SupabaseFamily.errorStyle`); adding a family's error
 /// shape is one case here.
 public struct APIErrorRenderer: ErrorRendering {
@@ -33,6 +34,7 @@ public struct APIErrorRenderer: ErrorRendering {
         case .goTrue: GoTrueErrorRenderer.response(for: error, context: context)
         case .postgREST: RestErrorMapping.response(for: error, context: context)
         case .storage: StorageErrorRenderer.response(for: error, context: context)
+        case .realtime: RealtimeErrorRenderer.response(for: error, context: context)
         default: contractError(for: error, logger: context.logger).response
         }
     }
@@ -104,4 +106,6 @@ extension ErrorStyle {
     static let postgREST = SupabaseFamily.rest.errorStyle
     /// `/storage/v1`: Storage's `{"statusCode","error","message"}` (`StorageErrorRenderer`).
     static let storage = SupabaseFamily.storage.errorStyle
+    /// `/realtime/v1`: Supabase Realtime's `{"error"}` for a refused socket (`RealtimeErrorRenderer`).
+    static let realtime = SupabaseFamily.realtime.errorStyle
 }

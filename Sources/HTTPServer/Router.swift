@@ -146,7 +146,11 @@ public struct Router: HTTPResponder {
             var context = context
             context.route = resolved
             context.pathParameters = resolved.parameters
-            return try handler(request, context)
+            let reply = try handler(request, context)
+            // A refused handshake is the route's error like any other: thrown here, inside the
+            // middleware, it is rendered in the route family's shape (and logged, counted).
+            if case .webSocket = reply { try WebSocketUpgrade.checkHandshake(request) }
+            return reply
         case .methodNotAllowed(let allow):
             let allowValue = allow.joined(separator: ", ")
             if request.method == .options {

@@ -13,7 +13,9 @@ struct WebSocketUpgrade: Sendable {
     let logger: Logger
 
     /// Checks the opening handshake of `request` for a route that answered `.webSocket`:
-    /// the upgrade, or the error response (400; 426 with `Sec-WebSocket-Version: 13`).
+    /// the upgrade, or the error (400; 426 with `Sec-WebSocket-Version: 13`). `Router` has
+    /// already thrown that error inside the middleware chain, so the application rendered it
+    /// in the route's style; this check is the backstop for other responders.
     static func resolve(_ handler: any WebSocketHandler, request: HTTPRequest,
                         logger: Logger) -> Result<WebSocketUpgrade, HTTPError> {
         switch WebSocketHandshake.validate(request.head) {
@@ -21,16 +23,27 @@ struct WebSocketUpgrade: Sendable {
             var logger = logger
             logger[metadataKey: "path"] = .string(String(request.path))
             return .success(WebSocketUpgrade(handler: handler, accept: acceptValue(for: key), logger: logger))
-        case .failure(.notAnUpgrade(let message)):
-            return .failure(HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid, message: message,
-                                      hint: "Send GET with Connection: Upgrade, Upgrade: websocket, Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key."))
-        case .failure(.unsupportedVersion):
-            return .failure(HTTPError(status: .upgradeRequired, code: ServerErrorCode.webSocketVersionUnsupported,
-                                      message: "Only WebSocket version 13 is supported.",
-                                      extraHeaders: ["Sec-WebSocket-Version": "13"]))
-        case .failure(.invalidKey):
-            return .failure(HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid,
-                                      message: "Sec-WebSocket-Key must be the base64 encoding of 16 bytes."))
+        case .failure(let problem):
+            return .failure(error(for: problem))
+        }
+    }
+
+    /// Throws what is wrong with `request` as an opening handshake, for the middleware to render.
+    static func checkHandshake(_ request: HTTPRequest) throws(HTTPError) {
+        if case .failure(let problem) = WebSocketHandshake.validate(request.head) { throw error(for: problem) }
+    }
+
+    static func error(for problem: WebSocketHandshake.Problem) -> HTTPError {
+        switch problem {
+        case .notAnUpgrade(let message):
+            HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid, message: message,
+                      hint: "Send GET with Connection: Upgrade, Upgrade: websocket, Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key.")
+        case .unsupportedVersion:
+            HTTPError(status: .upgradeRequired, code: ServerErrorCode.webSocketVersionUnsupported,
+                      message: "Only WebSocket version 13 is supported.", extraHeaders: ["Sec-WebSocket-Version": "13"])
+        case .invalidKey:
+            HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid,
+                      message: "Sec-WebSocket-Key must be the base64 encoding of 16 bytes.")
         }
     }
 

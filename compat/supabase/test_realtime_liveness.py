@@ -51,8 +51,10 @@ def test_a_client_answering_pings_without_phoenix_heartbeats_is_closed_when_idle
     raw = RawWebSocket(short_timers.url, server.publishable_key)
     opened = time.monotonic()
     pings = 0
+    # Bounded: a server that never applies the idle timeout keeps pinging (once a second) forever.
     while (frame := raw.next_frame()) is not None and frame.opcode == OP_PING:
         pings += 1  # answered by the protocol (answer_pings)
+        assert time.monotonic() - opened <= IDLE_TIMEOUT + 10, f"still open after {pings} pings: no idle timeout"
     closed = time.monotonic()
     assert frame is not None and frame.opcode == OP_CLOSE, f"no close frame: {frame}"
     close = raw.protocol.close_rcvd

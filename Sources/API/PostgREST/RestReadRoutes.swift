@@ -96,6 +96,7 @@ enum RestReadRoutes {
 
     /// `Content-Range` and PostgREST's status rule: 206 when the total is known and the rows
     /// are fewer, 416 past the end. Without a count (or rows) nothing is known: no header.
+    /// With a count, `Preference-Applied: count=…` says it was taken.
     private static func ranged(_ response: HTTPResponse, _ read: RestReadRequest, returned: Int?,
                                total: Int?) throws -> HTTPResponse {
         var response = response
@@ -106,6 +107,7 @@ enum RestReadRoutes {
             throw error
         }
         guard let returned else { return response }
+        RestPreferenceApplied(count: read.count).apply(to: &response)
         let upper = lower + returned - 1
         let range = (total != 0 && lower <= upper) ? "\(lower)-\(upper)" : "*"
         response.headers.set(name: "Content-Range", value: "\(range)/\(total.map(String.init) ?? "*")")

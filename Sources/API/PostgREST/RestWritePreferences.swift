@@ -21,6 +21,9 @@ struct RestWritePreferences: Sendable, Equatable {
     }
 
     var returning: Return = .minimal
+    /// Whether `return=` was sent: only then is it reported (`Preference-Applied`). `headers-only`
+    /// is answered as `minimal` and reported as what it got.
+    var returnRequested = false
     var resolution: Resolution?
     /// `missing=default`: keys left out take their defaults. This server always treats a key
     /// left out as "not sent" (never as null), so it changes nothing; it is accepted.
@@ -33,9 +36,9 @@ struct RestWritePreferences: Sendable, Equatable {
             for token in value.split(separator: ",") {
                 let pair = token.trimmingASCIIWhitespace().lowercased()
                 switch pair {
-                case "return=representation": returning = .representation
+                case "return=representation": (returning, returnRequested) = (.representation, true)
                 // headers-only answers no body, like minimal (there is no Location for a set).
-                case "return=minimal", "return=headers-only": returning = .minimal
+                case "return=minimal", "return=headers-only": (returning, returnRequested) = (.minimal, true)
                 case "resolution=merge-duplicates": resolution = .merge
                 case "resolution=ignore-duplicates": resolution = .ignore
                 case "missing=default": missingDefault = true

@@ -8,6 +8,7 @@ import HTTPServer
 /// - `Content-Range` on every write, as PostgREST sends it: `*/<n>` for POST and DELETE, and
 ///   `0-<n-1>/<n>` for PATCH (`*/0` when nothing matched); the total is `*` without
 ///   `Prefer: count=…`. The clients read `count` from the part after the slash.
+/// - `Preference-Applied` naming the `Prefer` values honoured (`RestPreferenceApplied`).
 enum RestWriteResponse {
     /// `rows`: the JSON texts of the rows written, projected to `select=` when represented.
     static func make(_ method: HTTPMethod, _ write: RestWriteRequest, rows: [String]) -> HTTPResponse {
@@ -25,6 +26,7 @@ enum RestWriteResponse {
             }
         }
         response.headers.set(name: "Content-Range", value: contentRange(method, written: rows.count, counted: write.count != nil))
+        RestPreferenceApplied(write: write, method: method).apply(to: &response)
         return response
     }
 
