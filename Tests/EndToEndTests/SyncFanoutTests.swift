@@ -73,7 +73,7 @@ import Testing
 
     /// A write seen by several users wakes all their requests on one cursor with one shared
     /// read (SyncFeed.sharedPages), and each answer holds that user's row only. (On the
-    /// per-question path this took one read per member: checked, 8.)
+    /// per-question path this took 9 reads: checked.)
     @Test func aWriteSeenByManyUsersIsOneSharedRead() throws {
         let server = try SyncTestServer()
         let sync = server.instances[0].sync
