@@ -45,30 +45,19 @@ enum SyncRoutes {
             let request = parameters
             let deadline = ContinuousClock.now + .seconds(request.wait)
             let logger = context.logger  // not the whole context: a parked request should stay small
-            // Requests asking the same question share one page read per wake-up.
-            let question = "\(request.limit) \(request.cursor.encoded())"
-            let key = "\(viewer.userID) \(viewer.isAdmin) \(question)"
-            var waiter = SyncWaiters.Waiter(userID: viewer.userID, isAdmin: viewer.isAdmin, key: key, seen: page.next.since,
+            // Requests asking the same question share one page read per wake-up, and those of
+            // different users at the same cursor one shared read (SyncWaiters).
+            let waiter = SyncWaiters.Waiter(viewer: viewer, cursor: request.cursor, limit: request.limit, seen: page.next.since,
                                             deadline: deadline, completion: completion) { final in
                 do {
-                    let page = try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit)
-                    // Keep waiting while there is nothing; the deadline answers whatever there is.
-                    if !final && page.isEmpty && !page.hasMore { return nil }
-                    return SyncService.render(page)
+                    return SyncWaiters.Waiter.response(to: try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit),
+                                                       final: final)
                 } catch {
                     // No middleware sees a parked request's failure: log what it would.
                     if !(SyncService.mapped(error) is HTTPError) {
                         logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
                     }
                     return SyncService.httpError(for: error).response
-                }
-            }
-            if !viewer.isAdmin {
-                waiter.sharing = .init(key: question) { users in
-                    let viewers = users.map { Viewer(userID: $0, isAdmin: false) }
-                    guard let page = try? feed.sharedRealtorPage(viewers: viewers, cursor: request.cursor, limit: request.limit)
-                    else { return .unknown }
-                    return page.isEmpty && !page.hasMore ? .nothing : .answer(SyncService.render(page))
                 }
             }
             sync.waiters.park(waiter)

@@ -34,7 +34,8 @@ public final class SyncService: Sendable {
             try feed.audience(since: $0)
         }
         self.fanout = fanout
-        let waiters = SyncWaiters(requestChange: { fanout.requestRead() })
+        let waiters = SyncWaiters(sharedRead: { try feed.sharedPages(viewers: $0, cursor: $1, limit: $2) },
+                                  requestChange: { fanout.requestRead() })
         fanout.subscribe { waiters.changed($0) }
         self.waiters = waiters
         self.logger = logger

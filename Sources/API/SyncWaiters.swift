@@ -11,9 +11,11 @@ import Synchronization
 /// Waiting costs a dictionary entry: no thread, no database connection. For each change the
 /// fanout reads (once, for all waiters: who may care about what committed since its previous
 /// read), `changed` picks the waiters concerned; this thread then re-reads their pages —
-/// *one read per distinct request* (same user, cursor and limit: thousands of one user's
-/// devices parked on the same cursor cost one read), a few in parallel, each holding a pooled
-/// connection only for its query — and answers those that now have something. Deadlines
+/// *one shared read per distinct cursor and limit* for all users asking from it
+/// (SyncFeed.sharedPages), and one read per distinct request (same user, cursor and limit:
+/// thousands of one user's devices parked on the same cursor cost one read) for what it
+/// leaves out, a few in parallel, each holding a pooled connection only for its query — and
+/// answers those that now have something. Deadlines
 /// answer with whatever the page then holds, usually an empty page with a fresh `next_since`.
 ///
 /// Why no commit is overlooked: change k covers what committed after change k-1's snapshot.
@@ -24,37 +26,8 @@ import Synchronization
 /// and the fanout is asked for that change at once. Should a read fail (`nil`), everyone is
 /// re-checked; at worst a waiter answers at its deadline — its page read then is complete.
 final class SyncWaiters: @unchecked Sendable {
-    /// A parked request. `check` reads the page; nil means "nothing yet" (keep waiting) unless
-    /// `final` is set (the deadline passed: answer whatever). Waiters with the same `key` ask
-    /// the same question (user, role, cursor, limit) and share one check.
-    struct Waiter: Sendable {
-        let userID: UUID
-        let isAdmin: Bool
-        let key: String
-        /// The snapshot the request's first (empty) page reflected.
-        let seen: SyncSnapshot?
-        let deadline: ContinuousClock.Instant
-        let completion: ResponseCompletion
-        let check: @Sendable (_ final: Bool) -> HTTPResponse?
-        /// Realtors' requests with the same cursor and limit (nil for admins), and the check
-        /// that answers all of them with one read when it can (after a change everyone sees).
-        var sharing: Sharing?
-    }
-
-    struct Sharing: Sendable {
-        let key: String
-        let check: @Sendable (_ users: [UUID]) -> Shared
-    }
-
-    /// A shared check's outcome: one answer for all, nothing for any of them yet, or
-    /// "cannot tell" (each reads its own page).
-    enum Shared: Sendable {
-        case answer(HTTPResponse)
-        case nothing
-        case unknown
-    }
-
     let parallelChecks: Int
+    private let sharedRead: SharedRead?
     private let requestChange: @Sendable () -> Void
     // Everything below is guarded by `condition`'s lock.
     private let condition = NSCondition()
@@ -65,8 +38,6 @@ final class SyncWaiters: @unchecked Sendable {
     private var due: Set<UInt64> = []
     /// The snapshot of the last change delivered (the next change starts from it).
     private var lastChange: SyncSnapshot?
-    /// A change everyone sees is among those not served yet: try shared reads.
-    private var dueEveryone = false
     private var checkCount = 0
     private var readCount = 0
     private var nextID: UInt64 = 0
@@ -75,15 +46,17 @@ final class SyncWaiters: @unchecked Sendable {
     private var finished = false
 
     /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
-    init(parallelChecks: Int = 4, requestChange: @escaping @Sendable () -> Void) {
+    init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, requestChange: @escaping @Sendable () -> Void) {
         self.parallelChecks = parallelChecks
+        self.sharedRead = sharedRead
         self.requestChange = requestChange
     }
 
     var count: Int { locked { waiters.count } }
     /// Waiters answered or re-checked after a page read (`sync_waiter_checks_total`).
     var checks: Int { locked { checkCount } }
-    /// Page reads done for parked requests (one per distinct request per wake-up).
+    /// Page reads done for parked requests: per wake-up, one per shared read and one per
+    /// distinct request read alone (`sync_waiter_reads_total`).
     var reads: Int { locked { readCount } }
 
     /// A change from the fanout (nil: a read failed, anyone may have changes). Runs on the
@@ -91,12 +64,11 @@ final class SyncWaiters: @unchecked Sendable {
     func changed(_ change: ChangeFanout.Change?) {
         condition.lock()
         for (id, waiter) in waiters {
-            let concerned = change.map { $0.everyone || waiter.isAdmin || $0.users.contains(waiter.userID) } ?? true
+            let concerned = change.map { $0.everyone || waiter.viewer.isAdmin || $0.users.contains(waiter.viewer.userID) } ?? true
             if concerned || fresh.contains(id) { due.insert(id) }
         }
         fresh.removeAll()
         if let change { lastChange = change.snapshot }
-        if change?.everyone ?? true { dueEveryone = true }
         if !due.isEmpty { condition.signal() }
         condition.unlock()
     }
@@ -165,12 +137,10 @@ final class SyncWaiters: @unchecked Sendable {
                 due.remove(id)
             }
             let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
-            let share = dueEveryone
             due.removeAll()
-            dueEveryone = false
             condition.unlock()
             serve(expired.map { ($0.key, $0.value) }, final: true)
-            serve(picked, final: false, share: share)
+            serve(picked, final: false)
             condition.lock()
         }
         finished = true
@@ -178,48 +148,47 @@ final class SyncWaiters: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Checks waiters, one page read per distinct question, a few reads at a time (each holds
-    /// one pooled connection while it reads); every waiter asking it gets the answer. With
-    /// `share`, realtors' questions that differ only in the user are first tried as one
-    /// (SyncFeed.sharedRealtorPage), falling back to one read each.
-    private func serve(_ batch: [(UInt64, Waiter)], final: Bool, share: Bool = false) {
-        let groups = Array(Dictionary(grouping: batch.filter { !$0.1.completion.isCancelled }, by: \.1.key).values)
-        let jobs: [[[(UInt64, Waiter)]]] = share && !final
-            ? Dictionary(grouping: groups) { $0[0].1.sharing?.key ?? "" }.flatMap { key, members in
-                key.isEmpty || members.count < 2 ? members.map { [$0] } : [members]
-            }
-            : groups.map { [$0] }
-        guard !jobs.isEmpty else { return }
-        let cursor = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: min(parallelChecks, jobs.count)) { _ in
-            while true {
-                let current = cursor.withLock { index in
-                    defer { index += 1 }
-                    return index
+    /// Answers waiters: first one shared read per plain cursor and limit that two or more
+    /// users ask from (`sharedRead`), then a read of its own for each question it left out
+    /// and each other question; a few reads at a time (each holds one pooled connection while
+    /// it reads). Every waiter asking a question gets its answer.
+    private func serve(_ batch: [(UInt64, Waiter)], final: Bool) {
+        let questions = Dictionary(grouping: batch.filter { !$0.1.completion.isCancelled }, by: \.1.question).values
+        let byCursor = Dictionary(grouping: questions) { $0[0].1.sharedQuestion ?? "" }.values
+        let isShared = { (job: [[(UInt64, Waiter)]]) in self.sharedRead != nil && job[0][0].1.sharedQuestion != nil && job.count > 1 }
+        let alone = byCursor.filter { !isShared($0) }.flatMap { $0 } + answerShared(byCursor.filter(isShared), final: final)
+        forEachInParallel(alone.count, width: parallelChecks) { index in
+            let group = alone[index]
+            let response = group[0].1.check(final)
+            locked { readCount += 1 }
+            if let response { answer(group, with: response, final: final) } else { locked { checkCount += group.count } }
+        }
+    }
+
+    /// One shared read for each job's questions (same cursor and limit, different users);
+    /// returns the questions it did not answer.
+    private func answerShared(_ jobs: [[[(UInt64, Waiter)]]], final: Bool) -> [[(UInt64, Waiter)]] {
+        guard let sharedRead else { return jobs.flatMap { $0 } }
+        let left = Mutex<[[(UInt64, Waiter)]]>([])
+        forEachInParallel(jobs.count, width: parallelChecks) { index in
+            let job = jobs[index]
+            let asked = job[0][0].1
+            // A failed shared read leaves everyone to their own read, which reports the error.
+            let pages = (try? sharedRead(job.map { $0[0].1.viewer }, asked.cursor, asked.limit)) ?? [:]
+            locked { readCount += 1 }
+            for group in job {
+                guard let page = pages[group[0].1.viewer] else {
+                    left.withLock { $0.append(group) }
+                    continue
                 }
-                guard current < jobs.count else { return }
-                let job = jobs[current]
-                if job.count > 1, let sharing = job[0][0].1.sharing {
-                    let outcome = sharing.check(job.map { $0[0].1.userID })
-                    locked { readCount += 1 }
-                    switch outcome {
-                    case .answer(let response):
-                        job.forEach { answer($0, with: response, final: final) }
-                        continue
-                    case .nothing:
-                        locked { checkCount += job.reduce(0) { $0 + $1.count } }
-                        continue
-                    case .unknown:
-                        break
-                    }
-                }
-                for group in job {
-                    let response = group[0].1.check(final)
-                    locked { readCount += 1 }
-                    if let response { answer(group, with: response, final: final) } else { locked { checkCount += group.count } }
+                if let response = Waiter.response(to: page, final: final) {
+                    answer(group, with: response, final: final)
+                } else {
+                    locked { checkCount += group.count }
                 }
             }
         }
+        return left.withLock { $0 }
     }
 
     /// Answers every waiter of `group` still parked (not cancelled, not already answered).

@@ -185,6 +185,53 @@ import Testing
         #expect(service.deltaReads - before <= 2, "\(service.deltaReads - before) reads")
     }
 
+    /// Channels of different users converge on one cursor, so a write seen by all of them is
+    /// one shared read (SyncFeed.sharedPages), not one per user; and each still gets its own
+    /// rows only. (On the per-user path this took one read per member: checked, 6.)
+    @Test func aWriteSeenByManyUsersIsOneSharedRead() throws {
+        let server = try SyncTestServer()
+        let service = RealtimeChannelTests.service(server)
+        defer { service.stop() }
+        let members = try (0..<6).map { try server.member("r\($0)") }
+        let clients = try members.flatMap { member in
+            try (0..<2).map { _ in
+                let client = try RealtimeTestClient(service)
+                try client.join("room", token: member.token, changes: [Self.entry("tasks")])
+                return (member: member, client: client)
+            }
+        }
+        // Changes that concern none of them move every idle channel, whoever its user, onto
+        // the change's snapshot (a few, so channels still reading during one land on the next).
+        let otto = try server.member("otto")
+        for _ in 0..<4 {
+            _ = try server.task(by: otto)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let before = service.deltaReads
+        let mine = try Self.oneTaskEach(server, members)
+        for (member, client) in clients { _ = try client.change(id: mine[member.id]!) }
+        #expect(service.deltaReads - before <= 2, "\(service.deltaReads - before) reads")
+        // Whatever a leak would deliver comes before the next write's events on each channel.
+        let markers = try Self.oneTaskEach(server, members)
+        for (member, client) in clients {
+            _ = try client.change(id: markers[member.id]!)
+            let others = Set(members.filter { $0.id != member.id }.flatMap { [mine[$0.id]!, markers[$0.id]!] }.map { $0.uuidString.lowercased() })
+            #expect(client.received { RealtimeTestClient.id(of: $0).map(others.contains) ?? false }.isEmpty)
+        }
+    }
+
+    /// One task declared by each member, all in one transaction: member id → task id.
+    static func oneTaskEach(_ server: SyncTestServer, _ members: [SyncTestServer.Member]) throws -> [UUID: UUID] {
+        try server.pool.withTransaction { connection in
+            var tasks: [UUID: UUID] = [:]
+            for member in members {
+                tasks[member.id] = try connection.query("INSERT INTO tasks (title, declared_by) VALUES ('mine', \(member.id)) RETURNING id")[0]
+                    .decode("id", as: UUID.self)
+            }
+            return tasks
+        }
+    }
+
     @Test func aWriteOnOneInstanceReachesASubscriberOnAnother() throws {
         let server = try SyncTestServer(instances: 2)
         let service = RealtimeChannelTests.service(server, instance: 1)

@@ -8,10 +8,26 @@ import Synchronization
 /// proof). Each subscribed channel is a *registration*: a user, a sync cursor and a sink.
 ///
 /// For each change the fanout reads once (who may see what committed since its previous
-/// read), the registrations whose user may care become due; this thread then reads each
-/// due user's delta from its cursor — *one read per distinct (user, cursor)*, however many
-/// sockets and channels share it — turns it into RealtimeChanges (rows leaving the view
-/// included, as DELETEs), hands them to every sink of the group and moves their cursors on.
+/// read), the registrations whose user may care become due; this thread then reads the due
+/// users' deltas from their cursors — *one shared read per distinct cursor* for all users at
+/// it (SyncFeed.sharedPages), then a read of their own only for users it leaves out or whose
+/// delta runs past its first page, and for lone (user, cursor) questions — turns them into
+/// RealtimeChanges (rows leaving the view included, as DELETEs), hands them to every sink of
+/// the question and moves their cursors on.
+///
+/// Sharing by cursor needs different users' channels to sit on the *same* cursor, and they
+/// converge there without any cursor being moved by guesswork:
+/// - a change that does not concern a user moves its idle channels to the change's snapshot
+///   (`advanced`, provably lossless), the same value whoever the user is;
+/// - users read by one shared read all land on its one snapshot (its pages' `next`);
+/// - a change that does not concern a user while its read runs is applied, with `advanced`,
+///   to the cursor the read lands on (`passed`): without it, a read whose snapshot predates
+///   that change's stays behind for good, since every later change starts past its cursor;
+/// - reads of their own land on the snapshot of their own transaction: the same text for
+///   reads between which no writing transaction started or ended (read-only ones take no
+///   id), and otherwise they rejoin the others at the next change that does not concern them.
+/// So after a quiet moment every idle channel is on one cursor, and a write seen by every
+/// user is one shared read, not one per user.
 ///
 /// Armed before "Subscribed": `register` takes the cursor at the current snapshot *before*
 /// the registration exists, so every commit after it is either in a change delivered after
@@ -27,6 +43,22 @@ final class RealtimeFeed: @unchecked Sendable {
         var cursor: SyncCursor
         let sink: Sink
         var reading = false
+        /// Changes that did not concern the user, delivered while its read ran, merged into
+        /// one: applied to the cursor the read lands on (see `changed`).
+        var passed: ChangeFanout.Change?
+    }
+
+    /// One delta to read: a user (and role) at a cursor, and the registrations asking it.
+    private struct Question: Sendable {
+        struct Key: Hashable, Sendable {
+            let viewer: Viewer
+            let cursor: String
+        }
+
+        let key: Key
+        let ids: [UInt64]
+        let cursor: SyncCursor
+        var viewer: Viewer { key.viewer }
     }
 
     let parallelReads: Int
@@ -51,7 +83,8 @@ final class RealtimeFeed: @unchecked Sendable {
         self.requestChange = requestChange
     }
 
-    /// Delta reads done so far (one per distinct user and cursor per wake-up).
+    /// Delta reads done so far: per wake-up, one per shared read and one per (user, cursor)
+    /// read alone (chains longer than a page count once).
     var reads: Int { locked { readCount } }
     var count: Int { locked { registrations.count } }
 
@@ -90,7 +123,13 @@ final class RealtimeFeed: @unchecked Sendable {
             let concerned = change.map { $0.everyone || viewer.isAdmin || $0.users.contains(viewer.userID) } ?? true
             if concerned || fresh.contains(id) {
                 due.insert(id)
-            } else if let change, !registration.reading, !due.contains(id) {
+            } else if let change, registration.reading {
+                // Not advanced now (the read will move the cursor), but not forgotten either:
+                // otherwise a read that took its snapshot before this change's and ends after
+                // it leaves the channel behind the others for good (the next change's base is
+                // past its cursor), and every later write is a read of its own.
+                registrations[id]?.passed = Self.merged(registration.passed, change)
+            } else if let change, !due.contains(id) {
                 registrations[id]?.cursor = Self.advanced(registration.cursor, past: change)
             }
         }
@@ -103,12 +142,20 @@ final class RealtimeFeed: @unchecked Sendable {
     /// A cursor moved to `change`'s snapshot when that is provably lossless: nothing between
     /// `base` and `snapshot` concerns the user (the caller checked the audience), the cursor
     /// already holds everything up to `base`, and `snapshot` holds everything the cursor does
-    /// (so nothing comes twice). Idle channels of one user thus land on the same snapshot and
-    /// share their next read, as long-poll waiters share theirs.
+    /// (so nothing comes twice). Idle channels thus land on the same snapshot — of any user:
+    /// nothing here depends on who it is — and share their next read.
     static func advanced(_ cursor: SyncCursor, past change: ChangeFanout.Change) -> SyncCursor {
         guard cursor.position == nil, let since = cursor.since, let base = change.base,
               since.covers(base), change.snapshot.covers(since) else { return cursor }
         return SyncCursor(since: change.snapshot, horizon: cursor.horizon)
+    }
+
+    /// Consecutive changes (the fanout delivers them in chain order, each from the previous
+    /// one's snapshot) as one: from the first's base to the last's snapshot. Only changes that
+    /// concern nobody here are merged, so `users` stays empty.
+    static func merged(_ earlier: ChangeFanout.Change?, _ change: ChangeFanout.Change) -> ChangeFanout.Change {
+        guard let earlier else { return change }
+        return ChangeFanout.Change(base: earlier.base, snapshot: change.snapshot, users: [], everyone: false)
     }
 
     func stop() {
@@ -128,76 +175,106 @@ final class RealtimeFeed: @unchecked Sendable {
             if retryAt.map({ $0 <= ContinuousClock.now }) == true { retryAt = nil }
             return
         }
-        // One read per distinct question: the same user (and role) at the same cursor.
-        var groups: [String: [UInt64]] = [:]
+        // One question per user (and role) and cursor, however many channels ask it.
+        var groups: [Question.Key: [UInt64]] = [:]
         for id in ready {
             guard var registration = registrations[id] else { continue }
             registration.reading = true
             registrations[id] = registration
-            let key = "\(registration.viewer.userID) \(registration.viewer.isAdmin) \(registration.cursor.encoded())"
-            groups[key, default: []].append(id)
+            groups[Question.Key(viewer: registration.viewer, cursor: registration.cursor.encoded()), default: []].append(id)
         }
         due.subtract(ready)
-        let jobs = groups.values.compactMap { ids in
-            registrations[ids[0]].map { (ids: ids, viewer: $0.viewer, cursor: $0.cursor) }
+        let questions = groups.compactMap { key, ids in
+            registrations[ids[0]].map { Question(key: key, ids: ids, cursor: $0.cursor) }
         }
         condition.unlock()
-        read(jobs)
+        read(questions)
         condition.lock()
     }
 
-    private func read(_ jobs: [(ids: [UInt64], viewer: Viewer, cursor: SyncCursor)]) {
-        let next = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: min(parallelReads, jobs.count)) { _ in
-            while true {
-                let index = next.withLock { value in
-                    defer { value += 1 }
-                    return value
-                }
-                guard index < jobs.count else { return }
-                let job = jobs[index]
-                let outcome = Result { try delta(for: job.viewer, from: job.cursor) }
-                let sinks: [Sink] = locked {
-                    readCount += 1
-                    var sinks: [Sink] = []
-                    for id in job.ids {
-                        guard var registration = registrations[id] else { continue }
-                        registration.reading = false
-                        switch outcome {
-                        case .success(let (_, cursor)):
-                            registration.cursor = cursor
-                            sinks.append(registration.sink)
-                        case .failure:
-                            // Read again once the database answers; the cursor has not moved.
-                            due.insert(id)
-                        }
-                        registrations[id] = registration
-                    }
-                    if case .failure = outcome { retryAt = .now + .seconds(1) }
-                    condition.signal()
-                    return sinks
-                }
-                switch outcome {
-                case .success(let (changes, _)) where !changes.isEmpty:
-                    for sink in sinks { sink(changes) }
-                case .success:
-                    break
-                case .failure(let error):
-                    logger.warning("realtime delta read failed; retrying", metadata: ["error": "\(error)"])
-                }
-            }
+    /// Reads the questions' deltas: first one shared read per plain cursor that two or more
+    /// users ask from (SyncFeed.sharedPages, one snapshot for all of them), then, a few at a
+    /// time, a read of their own for the users it left out and for those whose first page
+    /// has more (the delta is the whole chain) — and for every other question.
+    private func read(_ questions: [Question]) {
+        let firstPages = sharedFirstPages(questions)
+        forEachInParallel(questions.count, width: parallelReads) { index in
+            let question = questions[index]
+            let first = firstPages[index]
+            if first.map({ $0.hasMore }) ?? true { locked { readCount += 1 } }
+            deliver(question, Result { try delta(for: question.viewer, from: question.cursor, first: first) })
         }
     }
 
-    /// The user's whole delta from `cursor` (every page of the chain) and the cursor after it.
-    private func delta(for viewer: Viewer, from cursor: SyncCursor) throws -> ([RealtimeChange], SyncCursor) {
-        var pages: [SyncPage] = []
-        var position = cursor
-        repeat {
+    /// The first page of each question that a shared read answered, by index in `questions`.
+    private func sharedFirstPages(_ questions: [Question]) -> [Int: SyncPage] {
+        let byCursor = Dictionary(grouping: questions.indices) { questions[$0].key.cursor }
+        let shareable = byCursor.values.filter { $0.count > 1 && questions[$0[0]].cursor.isPlainDelta }
+        let pages = Mutex<[Int: SyncPage]>([:])
+        forEachInParallel(shareable.count, width: parallelReads) { job in
+            let indices = shareable[job]
+            locked { readCount += 1 }
+            do {
+                let answered = try feed.sharedPages(viewers: indices.map { questions[$0].viewer },
+                                                    cursor: questions[indices[0]].cursor, limit: SyncFeed.maxLimit)
+                pages.withLock { pages in
+                    for index in indices { pages[index] = answered[questions[index].viewer] }
+                }
+            } catch {
+                // Each user's own read follows (and retries, should the database be down).
+                logger.warning("shared realtime delta read failed; reading per user", metadata: ["error": "\(error)"])
+            }
+        }
+        return pages.withLock { $0 }
+    }
+
+    /// Hands a question's delta to its registrations' sinks and moves their cursors on (or,
+    /// when the read failed, leaves them where they were, due again after a pause).
+    private func deliver(_ question: Question, _ outcome: Result<([RealtimeChange], SyncCursor), any Error>) {
+        let sinks: [Sink] = locked {
+            var sinks: [Sink] = []
+            for id in question.ids {
+                guard var registration = registrations[id] else { continue }
+                registration.reading = false
+                let passed = registration.passed
+                registration.passed = nil
+                switch outcome {
+                case .success(let (_, cursor)):
+                    // The read covers its chain up to `cursor`; changes delivered meanwhile
+                    // that did not concern the user may move it on (provably lossless, as for
+                    // an idle channel), unless another change made it due again.
+                    registration.cursor = passed.map { due.contains(id) ? cursor : Self.advanced(cursor, past: $0) } ?? cursor
+                    sinks.append(registration.sink)
+                case .failure:
+                    // Read again once the database answers; the cursor has not moved.
+                    due.insert(id)
+                }
+                registrations[id] = registration
+            }
+            if case .failure = outcome { retryAt = .now + .seconds(1) }
+            condition.signal()
+            return sinks
+        }
+        switch outcome {
+        case .success(let (changes, _)) where !changes.isEmpty:
+            for sink in sinks { sink(changes) }
+        case .success:
+            break
+        case .failure(let error):
+            logger.warning("realtime delta read failed; retrying", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The user's whole delta from `cursor` (every page of the chain, starting with `first`
+    /// when a shared read gave it) and the cursor after it.
+    private func delta(for viewer: Viewer, from cursor: SyncCursor, first: SyncPage?) throws -> ([RealtimeChange], SyncCursor) {
+        var pages = first.map { [$0] } ?? []
+        var position = first?.next ?? cursor
+        while pages.last?.hasMore ?? true {
             let page = try feed.page(viewer: viewer, cursor: position, limit: SyncFeed.maxLimit)
             pages.append(page)
             position = page.next
-        } while pages.last?.hasMore == true
+        }
         return (RealtimeChange.changes(from: pages, now: Date()), position)
     }
 

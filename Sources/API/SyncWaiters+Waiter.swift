@@ -1,0 +1,48 @@
+import Foundation
+import HTTP1
+import HTTPServer
+import Store
+
+extension SyncWaiters {
+    /// A parked request. `check` reads its own page; nil means "nothing yet" (keep waiting)
+    /// unless `final` is set (the deadline passed: answer whatever).
+    struct Waiter: Sendable {
+        let viewer: Viewer
+        let cursor: SyncCursor
+        let limit: Int
+        /// The snapshot the request's first (empty) page reflected.
+        let seen: SyncSnapshot?
+        let deadline: ContinuousClock.Instant
+        let completion: ResponseCompletion
+        let check: @Sendable (_ final: Bool) -> HTTPResponse?
+        /// Waiters with the same question (user, role, cursor, limit) share one answer.
+        let question: String
+        /// Waiters of *any* user with the same plain delta cursor and limit share one read
+        /// (SyncFeed.sharedPages); nil for other cursors.
+        let sharedQuestion: String?
+
+        init(viewer: Viewer, cursor: SyncCursor, limit: Int, seen: SyncSnapshot?, deadline: ContinuousClock.Instant,
+             completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> HTTPResponse?) {
+            self.viewer = viewer
+            self.cursor = cursor
+            self.limit = limit
+            self.seen = seen
+            self.deadline = deadline
+            self.completion = completion
+            self.check = check
+            let asked = "\(limit) \(cursor.encoded())"
+            question = "\(viewer.userID) \(viewer.isAdmin) \(asked)"
+            sharedQuestion = cursor.isPlainDelta ? asked : nil
+        }
+
+        /// What a parked request answers with `page`: nothing yet while it is empty, unless
+        /// the deadline passed (`final`), when it answers whatever there is.
+        static func response(to page: SyncPage, final: Bool) -> HTTPResponse? {
+            !final && page.isEmpty && !page.hasMore ? nil : SyncService.render(page)
+        }
+    }
+
+    /// Reads the pages of many viewers at one cursor together (SyncFeed.sharedPages);
+    /// viewers missing from the result are read one by one.
+    typealias SharedRead = @Sendable (_ viewers: [Viewer], _ cursor: SyncCursor, _ limit: Int) throws -> [Viewer: SyncPage]
+}
