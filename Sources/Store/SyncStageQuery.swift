@@ -149,8 +149,16 @@ struct SyncStageQuery {
 
     /// The parent columns of a stage's rows (see the type's comment).
     func parent(_ stage: SyncStage) -> PostgresQuery {
+        // The parents written after the chain began are the rows of `table` not visible in its
+        // first snapshot; they lie in the index range `txid >= xmin` (the writes since the
+        // oldest transaction then running: few), so PostgreSQL reads them once per statement
+        // into a hashed set, where a probe of each row's parent cost an index lookup per row
+        // (issue 14, README "### Sync").
         func late(_ table: String, _ id: String) -> PostgresQuery {
-            "(SELECT NOT \(Self.visible("p.txid", in: chainStart)) FROM \(unsafeSQL: table) p WHERE p.id = \(unsafeSQL: id))"
+            """
+            coalesce(\(unsafeSQL: id) IN (SELECT p.id FROM \(unsafeSQL: table) p
+                                          WHERE p.txid >= \(String(chainStart.xmin))::xid8 AND NOT \(Self.visible("p.txid", in: chainStart))), FALSE)
+            """
         }
         func child(type: String, id: String) -> PostgresQuery {
             """
@@ -165,7 +173,7 @@ struct SyncStageQuery {
         case .tasks, .activities:
             return """
                 CASE WHEN r.listing_id IS NOT NULL THEN 'listing' END AS parent_kind, r.listing_id::text AS parent_id,
-                coalesce(\(late("listings", "r.listing_id")), FALSE) AS parent_late
+                \(late("listings", "r.listing_id")) AS parent_late
                 """
         case .notes, .subtasks, .claimEvents, .statusChanges:
             guard let columns = parentColumns(stage) else { return "NULL::text AS parent_kind, NULL::text AS parent_id, FALSE AS parent_late" }

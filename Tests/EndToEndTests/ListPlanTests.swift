@@ -187,6 +187,11 @@ import TestSupport
         /// Index entries an Index Only Scan walked.
         func indexEntries(of relation: String) -> Int { rows(of: relation, types: ["Index Only Scan"]) }
 
+        /// How many times scans of `relation` ran (loops, summed): a probe per row runs once per row.
+        func scanLoops(of relation: String) -> Int {
+            nodes(root).filter { $0["Relation Name"] as? String == relation }.reduce(0) { $0 + count($1, "Actual Loops") }
+        }
+
         /// Every row read from `relation` by any scan.
         func rowsRead(of relation: String) -> Int {
             rows(of: relation, types: ["Index Scan", "Bitmap Heap Scan", "Seq Scan", "Index Only Scan"])
