@@ -60,7 +60,7 @@ struct SyncSharedDeltaQuery {
         guard let resource = stage.resource else { return "" }
         let head: PostgresQuery = """
             SELECT \(unsafeSQL: String(stage.rawValue)) AS stage, r.txid, r.id, r.id::text AS entity,
-                   dispatch_json(r)::text AS json,
+                   \(StoredRowJSON.text("r", table: stage.table)) AS json,
             """
         guard case let entity? = Self.entity(of: stage, rule: resource.description.visibility) else {
             // Users: no pairing, seen by everyone; a deactivated one is a removal for realtors.

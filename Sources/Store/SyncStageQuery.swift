@@ -65,7 +65,7 @@ struct SyncStageQuery {
         let selection: PostgresQuery = grants.isEmpty
             ? changed : "(\(changed) OR (\(grantClause(stage)) AND \(Self.visible("r.txid", in: chainStart))))"
         return """
-            SELECT r.txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, \(gone(stage)) AS gone,
+            SELECT r.txid, r.id, r.id::text AS entity, \(StoredRowJSON.text("r", table: stage.table)) AS json, \(gone(stage)) AS gone,
                    \(parent(stage))
             FROM \(unsafeSQL: stage.table) r
             WHERE \(selection) AND \(after) AND \(visibility(stage))
@@ -78,7 +78,7 @@ struct SyncStageQuery {
     /// In the order of `ids`, cut at `bytes` of JSON like a stage (the first always fits).
     func rows(_ stage: SyncStage, ids: [UUID], bytes: Int) -> PostgresQuery {
         Self.bounded("""
-            SELECT r.txid, r.id, r.id::text AS entity, dispatch_json(r)::text AS json, NULL::text AS gone,
+            SELECT r.txid, r.id, r.id::text AS entity, \(StoredRowJSON.text("r", table: stage.table)) AS json, NULL::text AS gone,
                    \(parent(stage)), array_position(\(ids), r.id) AS ord
             FROM \(unsafeSQL: stage.table) r
             WHERE r.id = ANY(\(ids)) AND \(visibility(stage))
@@ -149,16 +149,12 @@ struct SyncStageQuery {
 
     /// The parent columns of a stage's rows (see the type's comment).
     func parent(_ stage: SyncStage) -> PostgresQuery {
-        // The parents written after the chain began are the rows of `table` not visible in its
-        // first snapshot; they lie in the index range `txid >= xmin` (the writes since the
-        // oldest transaction then running: few), so PostgreSQL reads them once per statement
-        // into a hashed set, where a probe of each row's parent cost an index lookup per row
-        // (issue 14, README "### Sync").
+        // A probe of each row's parent by primary key. (Reading the parents written after the
+        // chain began once per statement, into a hashed set, was tried: under the generic
+        // plans the shared delta read keeps, `txid >= $n` is estimated at a third of the table
+        // and the set became a sequential scan of tasks; SyncSharedDeltaPlanTests caught it.)
         func late(_ table: String, _ id: String) -> PostgresQuery {
-            """
-            coalesce(\(unsafeSQL: id) IN (SELECT p.id FROM \(unsafeSQL: table) p
-                                          WHERE p.txid >= \(String(chainStart.xmin))::xid8 AND NOT \(Self.visible("p.txid", in: chainStart))), FALSE)
-            """
+            "(SELECT NOT \(Self.visible("p.txid", in: chainStart)) FROM \(unsafeSQL: table) p WHERE p.id = \(unsafeSQL: id))"
         }
         func child(type: String, id: String) -> PostgresQuery {
             """
@@ -173,7 +169,7 @@ struct SyncStageQuery {
         case .tasks, .activities:
             return """
                 CASE WHEN r.listing_id IS NOT NULL THEN 'listing' END AS parent_kind, r.listing_id::text AS parent_id,
-                \(late("listings", "r.listing_id")) AS parent_late
+                coalesce(\(late("listings", "r.listing_id")), FALSE) AS parent_late
                 """
         case .notes, .subtasks, .claimEvents, .statusChanges:
             guard let columns = parentColumns(stage) else { return "NULL::text AS parent_kind, NULL::text AS parent_id, FALSE AS parent_late" }

@@ -29,7 +29,13 @@ import TestSupport
             "ANALYZE",
         ] { try pool.execute(statement) }
         let realtors = try pool.query("SELECT id FROM users ORDER BY id LIMIT 200").map { try $0.decode("id", as: UUID.self) }
-        let cursor = try SyncFeed(pool: pool).audience(since: nil)
+        // The cursor: everything before a fresh transaction id has committed. Not the current
+        // snapshot: the tests share one PostgreSQL, and another test's open transaction would
+        // hold its xmin back below this test's seed, so the range would rightly cover the whole
+        // seed and a sequential scan would be the right plan (seen under parallel runs). This
+        // database's rows were all written by committed transactions below the fence.
+        let fence = try #require(try pool.query("SELECT pg_current_xact_id()::text AS x").first).decode("x", as: String.self)
+        let since = try #require(SyncSnapshot(text: "\(fence):\(fence):"))
         try pool.execute("""
             UPDATE tasks SET description = 'changed' WHERE id IN (
               SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY declared_by ORDER BY id) AS n FROM tasks
@@ -37,7 +43,7 @@ import TestSupport
               WHERE n <= \(each))
             """)
         let now = try SyncFeed(pool: pool).audience(since: nil)
-        let query = SyncSharedDeltaQuery(since: cursor.snapshot, chainStart: now.snapshot, anyViewer: Viewer(userID: realtors[0], isAdmin: false))
+        let query = SyncSharedDeltaQuery(since: since, chainStart: now.snapshot, anyViewer: Viewer(userID: realtors[0], isAdmin: false))
             .rows(realtors: realtors, cap: SyncFeed.maxSharedRows + 1)
 
         let rows = try pool.query(query)
