@@ -15,11 +15,14 @@ extension SyncWaiters {
         let deadline: ContinuousClock.Instant
         let completion: ResponseCompletion
         let check: @Sendable (_ final: Bool) -> HTTPResponse?
+        /// The limit and the encoded cursor: what is asked, whoever asks it (encoded once, at
+        /// parking, rather than at every wake-up).
+        let asked: String
         /// Waiters with the same question (user, role, cursor, limit) share one answer.
-        let question: String
+        var question: Question { Question(viewer: viewer, asked: asked) }
         /// Waiters of *any* user with the same plain delta cursor and limit share one read
         /// (SyncFeed.sharedPages); nil for other cursors.
-        let sharedQuestion: String?
+        var sharedQuestion: String? { cursor.isPlainDelta ? asked : nil }
 
         init(viewer: Viewer, cursor: SyncCursor, limit: Int, seen: SyncSnapshot?, deadline: ContinuousClock.Instant,
              completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> HTTPResponse?) {
@@ -30,9 +33,7 @@ extension SyncWaiters {
             self.deadline = deadline
             self.completion = completion
             self.check = check
-            let asked = "\(limit) \(cursor.encoded())"
-            question = "\(viewer.userID) \(viewer.isAdmin) \(asked)"
-            sharedQuestion = cursor.isPlainDelta ? asked : nil
+            asked = "\(limit) \(cursor.encoded())"
         }
 
         /// What a parked request answers with `page`: nothing yet while it is empty, unless
@@ -40,6 +41,12 @@ extension SyncWaiters {
         static func response(to page: SyncPage, final: Bool) -> HTTPResponse? {
             !final && page.isEmpty && !page.hasMore ? nil : SyncService.render(page)
         }
+    }
+
+    /// A waiter's question: who asks, and what.
+    struct Question: Hashable {
+        let viewer: Viewer
+        let asked: String
     }
 
     /// Reads the pages of many viewers at one cursor together (SyncFeed.sharedPages);

@@ -7,10 +7,7 @@ extension SyncFeed {
     /// never missed, and nothing from before is replayed.
     public func currentCursor() throws -> SyncCursor {
         try pool.withConnection { connection in
-            let rows = try connection.queryPrepared(name: "sync_snapshot", """
-                SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
-                """)
-            let (snapshot, horizon) = try snapshotAndHorizon(rows)
+            let (snapshot, horizon) = try snapshotAndHorizon(on: connection)
             return SyncCursor(since: snapshot, horizon: horizon)
         }
     }

@@ -50,10 +50,7 @@ extension SyncFeed {
         return try pool.withConnection { connection in
             try connection.withTransaction(isolation: .repeatableRead) { connection in
                 try connection.execute("SET TRANSACTION READ ONLY")
-                let snapshotRows = try connection.queryPrepared(name: "sync_snapshot", """
-                    SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
-                    """)
-                let (current, horizon) = try snapshotAndHorizon(snapshotRows)
+                let (current, horizon) = try snapshotAndHorizon(on: connection)
                 // A cursor the per-user path refuses is refused there, with its own error.
                 do { try validate(cursor, current: current, horizon: horizon) } catch is SyncFeedError { return [:] }
                 let query = SyncSharedDeltaQuery(since: since, chainStart: current, anyViewer: viewers[0])
@@ -69,12 +66,17 @@ extension SyncFeed {
                 let rows = try connection.queryPrepared(name: "sync_shared_rows", query.rows(realtors: Array(realtors), cap: Self.maxSharedRows + 1))
                     .map(SharedRow.init)
                 guard rows.count <= Self.maxSharedRows else { return [:] }
-                let chain = SyncCursor(since: current, horizon: horizon)
+                // Each realtor's rows, in the read's order, from one pass over the rows' viewers
+                // (not one pass over all rows per viewer); admins see every row.
+                var visible = Dictionary(uniqueKeysWithValues: realtors.map { ($0, [SharedRow]()) })
+                for row in rows {
+                    for user in row.viewers ?? realtors where visible[user] != nil { visible[user]?.append(row) }
+                }
                 var pages: [Viewer: SyncPage] = [:]
-                for viewer in Set(viewers) where viewer.isAdmin || realtors.contains(viewer.userID) {
-                    let visible = rows.filter { $0.viewers?.contains(viewer.userID) ?? true || viewer.isAdmin }
-                    guard !visible.contains(where: \.parentLate) else { continue }
-                    pages[viewer] = cut(visible, viewer: viewer, cursor: cursor, chain: chain, limit: limit)
+                for viewer in Set(viewers) {
+                    guard let rows = viewer.isAdmin ? rows : visible[viewer.userID],
+                          !rows.contains(where: \.parentLate) else { continue }
+                    pages[viewer] = cut(rows, viewer: viewer, cursor: cursor, chainStart: current, horizon: horizon, limit: limit)
                 }
                 return pages
             }
@@ -112,7 +114,8 @@ extension SyncFeed {
 
     /// The page `stagesPage` builds from these rows (the viewer's rows of the chain's range,
     /// in stage order) when no parent is suspect and no removals stage row exists.
-    private func cut(_ rows: [SharedRow], viewer: Viewer, cursor: SyncCursor, chain: SyncCursor, limit: Int) -> SyncPage {
+    private func cut(_ rows: [SharedRow], viewer: Viewer, cursor: SyncCursor, chainStart: SyncSnapshot, horizon: UInt64,
+                     limit: Int) -> SyncPage {
         var page = SyncPage(next: cursor)
         var remaining = limit
         var last: (stage: SyncStage, txid: UInt64, id: UUID)?
@@ -129,7 +132,7 @@ extension SyncFeed {
                 remaining -= 1
                 used += cost
                 last = (stage, row.txid, row.id)
-                let after = resumeCursor(cursor, last: last, horizon: chain.horizon, chainStart: chain.since!)
+                let after = resumeCursor(cursor, last: last, horizon: horizon, chainStart: chainStart)
                 if stage == .users, row.deactivated, !viewer.isAdmin {
                     page.entries.append(.init(stage: .removed, index: page.removed.count, after: after))
                     page.removed.append(.init(type: "user", id: row.entity))
@@ -141,10 +144,10 @@ extension SyncFeed {
             if page.hasMore { break }
         }
         if page.hasMore, last != nil {
-            page.next = resumeCursor(cursor, last: last, horizon: chain.horizon, chainStart: chain.since!)
+            page.next = resumeCursor(cursor, last: last, horizon: horizon, chainStart: chainStart)
         } else {
             page.hasMore = false
-            page.next = chain
+            page.next = SyncCursor(since: chainStart, horizon: horizon)
             if !page.entries.isEmpty { page.entries[page.entries.count - 1].after = page.next }
         }
         return page

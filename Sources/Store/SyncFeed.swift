@@ -81,10 +81,7 @@ public struct SyncFeed: Sendable {
         try connection.execute("SET TRANSACTION READ ONLY")
         // The first statement fixes the transaction's snapshot: this is the snapshot every
         // later statement of the page reads with.
-        let snapshotRows = try connection.queryPrepared(name: "sync_snapshot", """
-            SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
-            """)
-        let (current, horizon) = try snapshotAndHorizon(snapshotRows)
+        let (current, horizon) = try snapshotAndHorizon(on: connection)
         try validate(cursor, current: current, horizon: horizon)
         let chainStart = cursor.position?.chainStart ?? current
         let chainHorizon = cursor.position == nil ? horizon : cursor.horizon
@@ -169,6 +166,14 @@ public struct SyncFeed: Sendable {
                           position: .init(stage: last.stage, txid: last.txid, id: last.id, chainStart: chainStart))
     }
 
+    /// The current snapshot and pruning horizon, read by one prepared statement; as the first
+    /// statement of a transaction it fixes the snapshot every later statement reads with.
+    func snapshotAndHorizon(on connection: PostgresConnection) throws -> (SyncSnapshot, UInt64) {
+        try snapshotAndHorizon(connection.queryPrepared(name: "sync_snapshot", """
+            SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
+            """))
+    }
+
     /// The current snapshot (widened when too long, see `fallback`) and pruning horizon from
     /// a row with `snapshot` and `horizon` text columns.
     func snapshotAndHorizon(_ rows: PostgresRows) throws -> (SyncSnapshot, UInt64) {
@@ -249,11 +254,8 @@ extension SyncFeed {
         try pool.withTransaction(isolation: .repeatableRead) { connection in
             try connection.execute("SET TRANSACTION READ ONLY")
             // The first statement fixes the snapshot every later one reads with.
-            let first = try connection.queryPrepared(name: "sync_snapshot", """
-                SELECT pg_current_snapshot()::text AS snapshot, (SELECT horizon::text FROM sync_horizon) AS horizon
-                """)
             // Too many running transactions to keep the list: widen it (more re-checks, no misses).
-            let (snapshot, horizon) = try snapshotAndHorizon(first)
+            let (snapshot, horizon) = try snapshotAndHorizon(on: connection)
             guard let since else { return Audience(snapshot: snapshot, horizon: horizon, users: [], everyone: true) }
             var audience = Audience(snapshot: snapshot, horizon: horizon, users: [], everyone: false)
             for row in try connection.query("SELECT user_id FROM dispatch_sync_audience(\(since.text)::pg_snapshot)") {
