@@ -29,10 +29,8 @@ struct SyncSharedDeltaQuery {
     /// SyncStageQuery, and `viewers`: the ids of `realtors` who may see the row, comma
     /// separated, or null for a users row (every signed-in viewer sees users in a delta).
     func rows(realtors: [UUID], cap: Int) -> PostgresQuery {
-        var arms: PostgresQuery = ""
-        for stage in SyncStage.allCases where stage != .removed {
-            arms = arms.sql.isEmpty ? arm(stage, realtors: realtors) : "\(arms)\nUNION ALL\n\(arm(stage, realtors: realtors))"
-        }
+        let arms = PostgresQuery.joined(SyncStage.allCases.filter { $0 != .removed }.map { arm($0, realtors: realtors) },
+                                        separator: "\nUNION ALL\n")
         return """
             SELECT s.stage, s.txid::text AS txid, s.id, s.entity, s.json, s.deactivated,
                    s.parent_kind, s.parent_id, s.parent_late, s.viewers
