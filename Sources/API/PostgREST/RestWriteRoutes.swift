@@ -48,7 +48,7 @@ enum RestWriteRoutes {
             }
             return .response(RestWriteResponse.make(request.method, write, rows: rows))
         } catch {
-            throw RestErrorMapping.httpError(for: error)
+            throw RestErrorMapping.restError(for: error)
         }
     }
 
