@@ -105,7 +105,7 @@ enum RestErrorMapping {
         case ErrorCode.tokenExpired.rawValue:
             mapped.code = RestErrorCode.expiredJWT.rawValue
             mapped.message = "JWT expired"
-        case "no_api_key", "invalid_api_key":
+        case SupabaseGatewayCode.noAPIKey.rawValue, SupabaseGatewayCode.invalidAPIKey.rawValue:
             break
         default:
             mapped.code = RestErrorCode.badJWT.rawValue

@@ -1,3 +1,4 @@
+import Domain
 import HTTP1
 import HTTPServer
 
@@ -31,7 +32,7 @@ enum GoTrueErrorRenderer {
     static func render(_ error: HTTPError) -> HTTPResponse {
         var body: [String: JSONValue] = ["code": .string(error.code), "message": .string(error.message)]
         // GoTrue's weak-password answer carries the reasons; clients build their error from them.
-        if error.code == "weak_password", let details = error.details { body["weak_password"] = details }
+        if error.code == GoTrueErrorCode.weakPassword.rawValue, let details = error.details { body["weak_password"] = details }
         var response = HTTPResponse.jsonError(status: error.status, code: error.code, message: error.message)
         if let encoded = try? HTTPResponse.json(JSONValue.object(body), status: error.status) { response = encoded }
         for field in error.extraHeaders { response.headers.add(name: field.name, value: field.value) }
@@ -43,36 +44,36 @@ enum GoTrueErrorRenderer {
     static func translate(_ error: HTTPError) -> HTTPError {
         var translated = error
         switch error.code {
-        case "invalid_credentials":
+        case ErrorCode.invalidCredentials.rawValue:
             // GoTrue answers a wrong password with 400, not 401.
             translated.status = .badRequest
             translated.message = "Invalid login credentials"
-        case "rate_limited":
-            translated.code = "over_request_rate_limit"  // status 429 and Retry-After kept
-        case "unauthorized":
+        case ErrorCode.rateLimited.rawValue:
+            translated.code = GoTrueErrorCode.overRequestRateLimit.rawValue  // status 429 and Retry-After kept
+        case ErrorCode.unauthorized.rawValue:
             let tokenGiven = error.extraHeaders["WWW-Authenticate"]?.contains("invalid_token") ?? false
             translated.status = tokenGiven ? .forbidden : .unauthorized
-            translated.code = tokenGiven ? "bad_jwt" : "no_authorization"
+            translated.code = (tokenGiven ? GoTrueErrorCode.badJWT : .noAuthorization).rawValue
             translated.message = tokenGiven ? "invalid JWT: the access token is invalid"
                 : "This endpoint requires a valid Bearer token"
-        case "token_expired":
+        case ErrorCode.tokenExpired.rawValue:
             translated.status = .forbidden
-            translated.code = "bad_jwt"
+            translated.code = GoTrueErrorCode.badJWT.rawValue
             translated.message = "invalid JWT: token is expired"
-        case "session_revoked":
+        case ErrorCode.sessionRevoked.rawValue:
             translated.status = .forbidden
-            translated.code = "session_not_found"
+            translated.code = GoTrueErrorCode.sessionNotFound.rawValue
             translated.message = "Session from session_id claim in JWT does not exist"
-        case "invalid_json", "invalid_encoding", "unsupported_media_type":
-            translated.code = "bad_json"  // status (400 or 415) kept
-        case "validation_failed":
+        case ErrorCode.invalidJSON.rawValue, ErrorCode.invalidEncoding.rawValue, ErrorCode.unsupportedMediaType.rawValue:
+            translated.code = GoTrueErrorCode.badJSON.rawValue  // status (400 or 415) kept
+        case ErrorCode.validationFailed.rawValue:
             translated.message = fieldMessages(error) ?? error.message
-        case "internal_error":
-            translated.code = "unexpected_failure"
+        case ErrorCode.internalError.rawValue:
+            translated.code = GoTrueErrorCode.unexpectedFailure.rawValue
         default:
             break
         }
-        translated.details = error.code == "weak_password" ? error.details : nil
+        translated.details = error.code == GoTrueErrorCode.weakPassword.rawValue ? error.details : nil
         return translated
     }
 

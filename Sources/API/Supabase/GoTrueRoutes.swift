@@ -28,14 +28,14 @@ enum GoTrueRoutes {
                 case .session(let user, let sessionID, let refreshToken):
                     return .response(try session(auth, user, sessionID, refreshToken))
                 case .reused:
-                    throw HTTPError(status: .badRequest, code: "refresh_token_already_used",
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.refreshTokenAlreadyUsed.rawValue,
                                     message: "Invalid Refresh Token: Already Used")
                 case .invalid:
-                    throw HTTPError(status: .badRequest, code: "refresh_token_not_found",
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.refreshTokenNotFound.rawValue,
                                     message: "Invalid Refresh Token: Refresh Token Not Found")
                 }
             default:
-                throw HTTPError(status: .badRequest, code: "validation_failed",
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
                                 message: "grant_type must be password or refresh_token.")
             }
         }
@@ -46,7 +46,7 @@ enum GoTrueRoutes {
         router.post("/auth/v1/logout") { _, context in
             let principal = try AuthService.principal(context)
             guard let sessionID = principal.sessionID else {
-                throw HTTPError(status: .badRequest, code: "not_a_session",
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.notASession.rawValue,
                                 message: "API keys are not sessions; revoke a key with DELETE /v1/api-keys/{id}.")
             }
             let revoked: [UUID]
@@ -59,7 +59,7 @@ enum GoTrueRoutes {
             case "others":
                 revoked = try auth.sessions.revokeAll(userID: principal.userID, except: sessionID, reason: .logout)
             default:
-                throw HTTPError(status: .badRequest, code: "validation_failed",
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
                                 message: "scope must be global, local or others.")
             }
             auth.revokedSessions.insert(revoked)
@@ -79,7 +79,7 @@ enum GoTrueRoutes {
                     // /v1's rule: current password checked (and throttled), other sessions revoked.
                     try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
                 } catch let error as DomainError where error.code == .validationFailed {
-                    throw HTTPError(status: .badRequest, code: "current_password_mismatch",
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordMismatch.rawValue,
                                     message: "The current password is incorrect.")
                 }
                 return try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth)))
@@ -92,9 +92,9 @@ enum GoTrueRoutes {
     static func currentUser(_ auth: AuthService, _ context: RequestContext) throws -> Domain.User {
         let principal = try AuthService.principal(context)
         guard let user = try auth.users.find(id: principal.userID) else {
-            throw HTTPError(status: .forbidden, code: "user_not_found", message: "User from sub claim in JWT does not exist")
+            throw HTTPError(status: .forbidden, code: GoTrueErrorCode.userNotFound.rawValue, message: "User from sub claim in JWT does not exist")
         }
-        guard user.isActive else { throw HTTPError(status: .forbidden, code: "user_banned", message: "User is banned") }
+        guard user.isActive else { throw HTTPError(status: .forbidden, code: GoTrueErrorCode.userBanned.rawValue, message: "User is banned") }
         return user
     }
 

@@ -55,11 +55,11 @@ struct GoTrueUserUpdate {
         try body.finish()
         if let password {
             if let problem = UserRules.checkPassword(password) {
-                throw HTTPError(status: .unprocessableContent, code: "weak_password", message: problem.message,
+                throw HTTPError(status: .unprocessableContent, code: GoTrueErrorCode.weakPassword.rawValue, message: problem.message,
                                 details: ["reasons": [.string(problem.code)]])
             }
             guard let current, !current.isEmpty else {
-                throw HTTPError(status: .badRequest, code: "current_password_required",
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordRequired.rawValue,
                                 message: "Current password required when setting new password.")
             }
         }

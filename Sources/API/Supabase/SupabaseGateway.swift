@@ -47,11 +47,11 @@ public struct SupabaseGateway: Middleware {
 
     func checkAPIKey(_ request: HTTPRequest, _ context: RequestContext) throws {
         guard let presented = request.headers["apikey"] ?? context.query["apikey"] else {
-            throw HTTPError(status: .unauthorized, code: "no_api_key", message: "No API key found in request.",
+            throw HTTPError(status: .unauthorized, code: SupabaseGatewayCode.noAPIKey.rawValue, message: "No API key found in request.",
                             hint: "Send the server's publishable key (PUBLISHABLE_KEY) in the apikey header.")
         }
         guard let publishableKey, ConstantTime.equals(Array(presented.utf8), publishableKey) else {
-            throw HTTPError(status: .unauthorized, code: "invalid_api_key", message: "Invalid API key.",
+            throw HTTPError(status: .unauthorized, code: SupabaseGatewayCode.invalidAPIKey.rawValue, message: "Invalid API key.",
                             hint: "Use the publishable key the server printed at start (PUBLISHABLE_KEY).")
         }
     }

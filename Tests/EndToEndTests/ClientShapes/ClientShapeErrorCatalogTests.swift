@@ -10,8 +10,8 @@ import Testing
 /// renderer (`APIErrorRenderer.response(for:style:context:)`, the one the gateway and the
 /// routes use) and decoded as supabase-swift 2.55.1 decodes that family's errors. The codes
 /// are enumerated from the code — `ErrorCode.allCases` in every `DomainError.Kind`, with facts
-/// and with field errors; `RestErrorCode.allCases`; `HTTPError`s with each shape of JSON
-/// details — so a code added to those enums is covered without editing this test. Rendering
+/// and with field errors; `RestErrorCode.allCases`; `GoTrueErrorCode.allCases`;
+/// `SupabaseGatewayCode.allCases`; `HTTPError`s with each shape of JSON details — so a code added to those enums is covered without editing this test. Rendering
 /// is used instead of HTTP because most of these cannot be triggered cheaply (database
 /// outages, timeouts, races); `ClientShapeRestTests` and its siblings trigger the common ones
 /// over sockets.
@@ -41,7 +41,16 @@ import Testing
                     HTTPError(status: $0, code: code.rawValue, message: "A \(code) refusal.", details: detail)
                 }
             }
-        } + [HTTPError.internalError, HTTPError.notFound(), HTTPError(status: .unauthorized, code: "no_api_key", message: "No key.")]
+        } + SupabaseGatewayCode.allCases.map { HTTPError(status: .unauthorized, code: $0.rawValue, message: "A key refusal.") }
+          + [HTTPError.internalError, HTTPError.notFound()]
+    }
+
+    /// The codes `/auth/v1` routes throw themselves, as they throw them (weak_password with reasons).
+    static var goTrueErrors: [HTTPError] {
+        GoTrueErrorCode.allCases.map { code in
+            HTTPError(status: code == .weakPassword ? .unprocessableContent : .badRequest, code: code.rawValue, message: "A \(code) refusal.",
+                      details: code == .weakPassword ? ["reasons": ["length"]] : nil)
+        }
     }
 
     static func render(_ error: any Error, _ family: SupabaseFamily) -> HTTPResponse {
@@ -88,6 +97,14 @@ import Testing
             // The client reads `code` as the error code only with this header (2024-01-01 or later).
             #expect(response.headers["X-Supabase-Api-Version"] == "2024-01-01")
             #expect(decoded.code?.isEmpty == false && decoded.errorMessage != "Unknown", "\(Self.text(response))")
+        }
+        for error in Self.goTrueErrors {
+            let response = Self.render(error, .auth)
+            let decoded = try #require(try? decoder.decode(AuthMirrors.RawAPIErrorResponse.self, from: Data(response.body)),
+                                       "\(error) → \(Self.text(response))")
+            #expect(decoded.code == error.code && response.headers["X-Supabase-Api-Version"] == "2024-01-01")
+            // The client builds `AuthError.weakPassword(reasons:)` from this key.
+            #expect((decoded.weakPassword?.reasons ?? []) == (error.code == GoTrueErrorCode.weakPassword.rawValue ? ["length"] : []))
         }
     }
 

@@ -13,12 +13,7 @@ import Testing
 
     /// A PostgREST error body as the client decodes it; the test fails if it does not decode.
     static func postgrestError(_ response: TestHTTPClient.Response, _ label: String) throws -> PostgrestErrorMirror {
-        do {
-            return try decoder.decode(PostgrestErrorMirror.self, from: Data(response.body))
-        } catch {
-            Issue.record("\(label): \(response.status) does not decode as PostgrestError (\(error)): \(String(decoding: response.body, as: UTF8.self))")
-            throw error
-        }
+        try SupabaseSwiftDecoding.decode(PostgrestErrorMirror.self, response, label, with: decoder)
     }
 
     /// Rows as the client reads them (`[[String: AnyJSON]]`, or one object), with every

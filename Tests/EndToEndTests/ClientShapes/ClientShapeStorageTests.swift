@@ -8,12 +8,7 @@ import Testing
     static let decoder = SupabaseSwiftDecoding.supabase()
 
     static func decode<T: Decodable>(_ type: T.Type, _ response: TestHTTPClient.Response, _ label: String) throws -> T {
-        do {
-            return try decoder.decode(type, from: Data(response.body))
-        } catch {
-            Issue.record("\(label): \(response.status) does not decode as \(type) (\(error)): \(String(decoding: response.body, as: UTF8.self))")
-            throw error
-        }
+        try SupabaseSwiftDecoding.decode(type, response, label, with: decoder)
     }
 
     @Test func uploadsRemovalsAndRefusalsDecodeAsTheClientDecodesThem() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Testing
 
 /// How supabase-swift 2.55.1 decodes what it receives, copied from its source so the
 /// client-shape tests decode server answers exactly as the app's client does:
@@ -35,6 +36,18 @@ enum SupabaseSwiftDecoding {
             return date
         }
         return try? Date(string, strategy: .iso8601.currentTimestamp(includingFractionalSeconds: false))
+    }
+
+    /// A response body decoded as `type`; a body that does not decode is a recorded issue
+    /// naming the route, the status and the body, then the error is rethrown.
+    static func decode<T: Decodable>(_ type: T.Type, _ response: TestHTTPClient.Response, _ label: String,
+                                     with decoder: JSONDecoder) throws -> T {
+        do {
+            return try decoder.decode(type, from: Data(response.body))
+        } catch {
+            Issue.record("\(label): \(response.status) does not decode as \(type) (\(error)): \(String(decoding: response.body, as: UTF8.self))")
+            throw error
+        }
     }
 
     /// UUIDs compare case-insensitively: the client parses them (`UUID`), the server writes
