@@ -102,9 +102,9 @@ import Testing
     }
 
     @Test func readmeDocumentsEveryVariable() throws {
-        let readme = try DeploymentFiles.text("README.md")
+        let readme = try DeploymentFiles.text("docs/operators/configuration.md")
         for name in try DeploymentFiles.configurationVariables().sorted() {
-            #expect(readme.contains("| `\(name)` |"), "README configuration table lacks \(name)")
+            #expect(readme.contains("| `\(name)` |"), "docs/operators/configuration.md lacks \(name)")
         }
     }
 }
