@@ -70,20 +70,8 @@ import Testing
     }
 
     static func bash(_ script: String) throws -> CommandLineTests.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
         // -e: a failing command stops the walk-through; -o pipefail: also inside a pipe.
-        process.arguments = ["-e", "-o", "pipefail", "-c", script]
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandLineTests.Result(status: process.terminationStatus,
-                                       standardOutput: String(decoding: outData, as: UTF8.self),
-                                       standardError: String(decoding: errData, as: UTF8.self))
+        try CommandLineTests.run(URL(fileURLWithPath: "/bin/bash"), ["-e", "-o", "pipefail", "-c", script],
+                                 environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
     }
 }
