@@ -21,14 +21,16 @@ import datetime as dt
 import hashlib
 import http.client
 import json
+import os
+import struct
 import uuid
+import zlib
 from urllib.parse import quote, urlsplit
 
 import pytest
 from postgrest.exceptions import APIError
 
 from test_rest_writes import psql
-from test_storage import PNG
 
 SWIFT_VERSION = "2.55.1"
 DOWN = ["users", "listings", "tasks", "activities", "claim_events"]
@@ -36,6 +38,15 @@ DOWN = ["users", "listings", "tasks", "activities", "claim_events"]
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
+
+
+def unique_png() -> bytes:
+    """A real 1x1 PNG of a random colour: avatars are named by their hash, so each run needs its own."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" + os.urandom(3)))
+            + chunk(b"IEND", b""))
 
 
 class Refusal(Exception):
@@ -201,8 +212,9 @@ def test_the_apps_sync_cycle(transport, server, create_realtor, signed_in_client
     a.transport.upsert("activities", [{**task_dto(a, activity, listing, status="deleted", title="Show the house"),
                                        "type": "show_property", "duration_seconds": 1800}])
     # Avatars by hash: B uploads <sha256>.png and sets avatar_hash; A downloads when its hash differs.
-    digest = hashlib.sha256(PNG).hexdigest()
-    b.transport.upload_avatar(f"{digest}.png", PNG)
+    image = unique_png()
+    digest = hashlib.sha256(image).hexdigest()
+    b.transport.upload_avatar(f"{digest}.png", image)
     b.transport.update("users", {"avatar_hash": digest}, b.id)
     a.sync_down()
     b.sync_down()
@@ -217,8 +229,8 @@ def test_the_apps_sync_cycle(transport, server, create_realtor, signed_in_client
     row = psql(f"""SELECT status, claimed_by, declared_by, completed_at > '{at.isoformat()}', due_date IS NOT NULL, version
                    FROM tasks WHERE id = '{task}'""").split("|")
     assert row == ["completed", str(b.id), str(a.id), "t", "t", "3"]
-    assert psql(f"SELECT status || ' ' || (deleted_at >= '{at.isoformat()}') FROM tasks WHERE id = '{scrapped}'") == "deleted t"
-    assert psql(f"SELECT status || ' ' || (deleted_at >= '{at.isoformat()}') FROM activities WHERE id = '{activity}'") == "deleted t"
+    assert psql(f"SELECT status || ' ' || (deleted_at >= '{at.isoformat()}') FROM tasks WHERE id = '{scrapped}'") == "deleted true"
+    assert psql(f"SELECT status || ' ' || (deleted_at >= '{at.isoformat()}') FROM activities WHERE id = '{activity}'") == "deleted true"
     assert psql(f"""SELECT string_agg(coalesce(old_status, '-') || '>' || new_status || ':' || (changed_by = '{a.id}'),
                    ',' ORDER BY created_at, new_status DESC) FROM status_changes WHERE entity_id = '{activity}'""") == \
         "->open:true,open>deleted:true"
