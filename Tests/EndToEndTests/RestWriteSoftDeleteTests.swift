@@ -132,5 +132,16 @@ import Testing
             SELECT count(*)::int FROM status_changes WHERE entity_id = \(scene.task)::uuid AND old_status = 'deleted'
                AND new_status = 'in_progress' AND changed_by = \(rest.world.id(.declarer))::uuid
             """) == 1)
+
+        // Listings: staff may update but not delete, so not restore; the owner restores, and
+        // entering `active` stamps activated_at.
+        try rest.world.app.database.pool.execute("UPDATE listings SET status = 'deleted', deleted_at = now() WHERE id = \(scene.listing)::uuid")
+        let listing = "listings?id=eq.\(scene.listing.uppercased())"
+        let byStaff = try rest.send("PATCH", listing, as: .staff, body: ["status": "active"])
+        #expect(byStaff.status == 403 && byStaff.json?["code"] as? String == "42501", "\(RestWriteWorld.body(byStaff))")
+        #expect(try rest.send("PATCH", listing, as: .owner, body: ["status": "active"]).status == 204)
+        #expect(try rest.text("""
+            SELECT status || ' ' || (deleted_at IS NULL) || ' ' || (activated_at IS NOT NULL) FROM listings WHERE id = \(scene.listing)::uuid
+            """) == "active true true")
     }
 }
