@@ -37,6 +37,13 @@ extension ErrorCode {
     public static let notFound = ErrorCode(rawValue: "not_found")
     public static let forbidden = ErrorCode(rawValue: "forbidden")
     public static let sessionRequired = ErrorCode(rawValue: "session_required")
+    // The e-mail flows (issue 25): a code or link that is wrong, used, void or expired; the
+    // one-mail-per-address interval; a PKCE code unknown or spent, or a verifier that does
+    // not answer its challenge.
+    public static let emailCodeInvalid = ErrorCode(rawValue: "email_code_invalid")
+    public static let emailRateLimited = ErrorCode(rawValue: "email_rate_limited")
+    public static let authCodeInvalid = ErrorCode(rawValue: "auth_code_invalid")
+    public static let codeVerifierMismatch = ErrorCode(rawValue: "code_verifier_mismatch")
 
     // Rows that cannot take this change.
     public static let preconditionFailed = ErrorCode(rawValue: "precondition_failed")
