@@ -58,6 +58,8 @@ public struct APIApplication: Sendable {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
+                GoTrueEmailRoutes.registerPublic(on: &open, auth: auth)
+                EmailAuthRoutes.registerPublic(on: &open, auth: auth)
                 StorageRoutes.registerPublic(on: &open, auth: auth)
             }
             // Users authenticate per channel (the join's access_token), not on the upgrade.
@@ -80,6 +82,8 @@ public struct APIApplication: Sendable {
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             RestWriteRoutes.register(on: &api, auth: auth)
             GoTrueRoutes.register(on: &api, auth: auth)
+            GoTrueEmailRoutes.registerAuthenticated(on: &api, auth: auth)
+            EmailAuthRoutes.register(on: &api, auth: auth)
             RestRPCRoutes.register(on: &api, auth: auth)
             StorageRoutes.register(on: &api, auth: auth)
         }

@@ -64,6 +64,6 @@ extension UserStore {
             """)
     }
 
-    static let emailTaken = DomainError(.conflict, .emailTaken, "A user with this email already exists.",
+    public static let emailTaken = DomainError(.conflict, .emailTaken, "A user with this email already exists.",
                                         details: ["field": .string("email")])
 }

@@ -16,16 +16,22 @@ enum GoTrueErrorRenderer {
     static let apiVersion = "2024-01-01"
 
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        render(httpError(for: error, context: context))
+    }
+
+    /// `error` as GoTrue would answer it: the body's code, message and status (also what the
+    /// verify redirect puts in its fragment).
+    static func httpError(for error: any Error, context: RequestContext) -> HTTPError {
         let mapped = DatabaseErrorMapping.map(error)
         guard let httpError = mapped as? HTTPError else {
             context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return render(translate(.internalError))
+            return translate(.internalError)
         }
         // Database errors from work done off the middleware chain (the KDF pool) are logged here.
         if httpError.status.code >= 500, !(error is HTTPError) {
             context.logger.error("auth request failed", metadata: ["error": "\(String(reflecting: error))"])
         }
-        return render(translate(httpError))
+        return translate(httpError)
     }
 
     static func render(_ error: HTTPError) -> HTTPResponse {
@@ -69,6 +75,24 @@ enum GoTrueErrorRenderer {
             translated.message = fieldMessages(error) ?? error.message
         case "internal_error":
             translated.code = "unexpected_failure"
+        // The e-mail flows (issue 25), in GoTrue's codes and words.
+        case "email_code_invalid":
+            translated.status = .forbidden
+            translated.code = "otp_expired"
+            translated.message = "Token has expired or is invalid"
+        case "email_rate_limited":
+            translated.code = "over_email_send_rate_limit"  // status 429 and Retry-After kept
+        case "email_taken":
+            translated.status = .unprocessableContent
+            translated.code = "email_exists"
+            translated.message = "A user with this email address has already been registered"
+        case "auth_code_invalid":
+            translated.status = .notFound
+            translated.code = "flow_state_not_found"
+            translated.message = "invalid flow state, no valid flow state found"
+        case "code_verifier_mismatch":
+            translated.status = .badRequest
+            translated.code = "bad_code_verifier"
         default:
             break
         }
