@@ -10,9 +10,9 @@ import Store
 /// the account lookup, the token and its mail (`MailOutbox`) commit together or not at all.
 ///
 /// Unknown and deactivated addresses get the same answer as known ones, and the same work
-/// where it costs: the per-address limit is taken for them too (so a second request within
-/// the interval is refused the same way), and a code, a link and their keyed hashes are made
-/// and dropped, so timing does not tell accounts apart beyond the one insert that is skipped.
+/// where it costs: the per-address interval and the hourly limit are checked for them too (so
+/// a refusal reads the same), and a code, a link and their keyed hashes are made and dropped,
+/// so timing does not tell accounts apart beyond the inserts that are skipped.
 extension AuthService {
     /// A checked mail request: the address as typed (trimmed), an optional PKCE challenge and
     /// the allow-listed redirect target for the link.
@@ -33,7 +33,7 @@ extension AuthService {
                                                                userType: .realtor, on: connection)
                 try mailToken(.magicLink, user: user, to: request.email, request, on: connection)
             } else {
-                try Self.spendLikeAToken(emailTokens)
+                try spendLikeAToken(.magicLink, request, on: connection)
             }
         }
     }
@@ -44,7 +44,7 @@ extension AuthService {
             if let found = try UserStore.findActive(email: request.email, on: connection) {
                 try mailToken(.recovery, user: found.user, to: request.email, request, on: connection)
             } else {
-                try Self.spendLikeAToken(emailTokens)
+                try spendLikeAToken(.recovery, request, on: connection)
             }
         }
     }
@@ -65,11 +65,11 @@ extension AuthService {
                 try mailToken(.invite, user: found.user, to: request.email, request, on: connection)
             case (.emailChange, let found?):
                 guard let newEmail = try EmailTokenStore.pendingEmailChange(userID: found.user.id, on: connection) else {
-                    return try Self.spendLikeAToken(emailTokens)
+                    return try spendLikeAToken(.magicLink, request, on: connection)
                 }
                 try mailToken(.emailChange, user: found.user, to: newEmail, request, on: connection)
             default:
-                try Self.spendLikeAToken(emailTokens)
+                try spendLikeAToken(.magicLink, request, on: connection)
             }
         }
     }
@@ -113,6 +113,9 @@ extension AuthService {
                     throw AuthRoutes.mailRateLimited(Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
                 }
             }
+            if try MailOutbox.queuedCount(within: .seconds(3600), on: connection) >= emailSettings.hourlyLimit {
+                throw AuthRoutes.mailRateLimited(Int(emailSettings.addressInterval.components.seconds))
+            }
             return try work(connection)
         }
     }
@@ -134,10 +137,14 @@ extension AuthService {
         try emailSettings.outbox.enqueue(content, to: try MailAddress(address, name: user.name), on: connection)
     }
 
-    /// The CPU part of issuing (a code, a link token, their keyed hashes) for an address that
-    /// gets no mail, so both answers cost about the same.
-    private static func spendLikeAToken(_ tokens: EmailTokenStore) throws {
-        _ = try tokens.dryIssue()
+    /// The work of `mailToken` for an address that gets no mail (unknown, deactivated, or
+    /// nothing to resend): the token's statements touch no row, the mail is rendered and
+    /// dropped. So both answers cost about the same; only the two inserts' writes are skipped.
+    private func spendLikeAToken(_ purpose: EmailTokenPurpose, _ request: EmailRequest, on connection: PostgresConnection) throws {
+        let issued = try emailTokens.dryIssue(purpose: purpose, on: connection)
+        let link = emailSettings.redirects.verifyLink(token: issued.linkToken, type: purpose.rawValue, redirectTo: request.redirectTo)
+        _ = emailSettings.outbox.templates.render(.magicLink(code: issued.code, link: link, validMinutes: emailSettings.validMinutes),
+                                                  to: try MailAddress(request.email))
     }
 
     /// The name of an account created from an address alone: its local part.

@@ -15,16 +15,23 @@ public struct EmailAuthSettings: Sendable {
     public var outbox: MailOutbox
     /// One mail per address per this interval, across instances (issue 25: 60 s).
     public var addressInterval: Duration
+    /// AUTH_EMAIL_HOURLY_LIMIT: mails all instances queue in an hour before requests that
+    /// would send one are refused (429, for unknown addresses too). Bounds what a flood of
+    /// requests for many addresses can make the relay send (and cost its reputation).
+    public var hourlyLimit: Int
 
     public static let defaultAddressInterval: Duration = .seconds(60)
+    public static let defaultHourlyLimit = 500
 
     public init(outbox: MailOutbox, redirects: RedirectAllowList, tokenLifetime: Duration = EmailTokenStore.defaultLifetime,
-                signupEnabled: Bool = false, addressInterval: Duration = EmailAuthSettings.defaultAddressInterval) {
+                signupEnabled: Bool = false, addressInterval: Duration = EmailAuthSettings.defaultAddressInterval,
+                hourlyLimit: Int = EmailAuthSettings.defaultHourlyLimit) {
         self.tokenLifetime = tokenLifetime
         self.signupEnabled = signupEnabled
         self.redirects = redirects
         self.outbox = outbox
         self.addressInterval = addressInterval
+        self.hourlyLimit = hourlyLimit
     }
 
     /// Built-in templates, links to a local server: what an `AuthService` built without

@@ -78,13 +78,25 @@ public struct EmailTokenStore: Sendable {
         return Issued(code: code, linkToken: linkToken)
     }
 
-    /// What `issue` computes, thrown away: for requests about addresses that get no mail, so
-    /// they cost what a real issue costs in CPU (the answer must not tell them apart).
-    public func dryIssue() throws -> String {
+    /// What `issue` does, for an address that gets no mail: the same code, link token and
+    /// keyed hashes, and the same two statements, which touch no row (the void finds nothing,
+    /// the insert selects nothing). The answer must not tell known addresses from unknown
+    /// ones, by content or by time.
+    public func dryIssue(purpose: EmailTokenPurpose, on connection: PostgresConnection) throws -> Issued {
         let id = UUID()
         let code = try OneTimeCode.make()
         let linkToken = try SecureRandom.token()
-        return keys.codeHash(tokenID: id, code: code) + keys.linkHash(linkToken)
+        try connection.execute("""
+            UPDATE auth_email_tokens SET used_at = now()
+            WHERE user_id = \(id) AND purpose = \(purpose.rawValue) AND used_at IS NULL
+            """)
+        try connection.execute("""
+            INSERT INTO auth_email_tokens (id, user_id, purpose, email, code_hash, link_hash, expires_at)
+            SELECT \(id), u.id, \(purpose.rawValue), u.email, \(keys.codeHash(tokenID: id, code: code)), \(keys.linkHash(linkToken)),
+                   now() + make_interval(secs => \(lifetimeSeconds))
+            FROM users u WHERE u.id = \(id)
+            """)
+        return Issued(code: code, linkToken: linkToken)
     }
 
     /// The address of the user's latest unconfirmed address change, for a resend.
