@@ -23,17 +23,18 @@ public struct MailTemplates: Sendable {
         public var html: String
     }
 
-    /// MAIL_SITE_NAME (`site_name`) and PUBLIC_URL (`site_url`).
+    /// MAIL_SITE_NAME (`site_name`).
     public let siteName: String
-    public let siteURL: String
+    /// PUBLIC_URL (`site_url`).
+    public let links: PublicLinks
     private let templates: [String: MustacheTemplate]
 
     /// Parses the built-in templates and the overrides in `overridesDirectory` (nil: none).
     /// A `.mustache` file there that names no kind and part is refused, so a misspelt
     /// override does not silently leave the default in place.
-    public init(siteName: String, siteURL: String, overridesDirectory: String? = nil) throws(MailError) {
+    public init(siteName: String, links: PublicLinks, overridesDirectory: String? = nil) throws(MailError) {
         self.siteName = siteName
-        self.siteURL = siteURL
+        self.links = links
         var sources = DefaultMailTemplates.files
         if let overridesDirectory {
             for (name, text) in try Self.readOverrides(overridesDirectory) {
@@ -60,6 +61,12 @@ public struct MailTemplates: Sendable {
         templates = parsed
     }
 
+    /// With a fixed PUBLIC_URL.
+    public init(siteName: String, siteURL: String, overridesDirectory: String? = nil) throws(MailError) {
+        try self.init(siteName: siteName, links: PublicLinks(baseURL: siteURL, redirectURLs: nil),
+                      overridesDirectory: overridesDirectory)
+    }
+
     static func fileName(_ kind: MailKind, _ part: Part) -> String {
         "\(kind.rawValue).\(part.rawValue).mustache"
     }
@@ -69,7 +76,7 @@ public struct MailTemplates: Sendable {
     public func render(_ content: MailContent, to recipient: MailAddress) -> Rendered {
         var values = content.variables
         values["site_name"] = siteName
-        values["site_url"] = siteURL
+        values["site_url"] = links.baseURL
         values["email"] = recipient.email
         func run(_ part: Part) -> String {
             // Every kind and part was parsed in init.

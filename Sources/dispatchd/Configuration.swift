@@ -48,6 +48,8 @@ struct Configuration: Sendable {
     /// CLIENT_CLOCK_SKEW: how far a phone's clock may run ahead of the database's and still
     /// lose nothing in /rest/v1 delta polls (seconds; default 60).
     var clientClockSkew: Double
+    /// Outgoing mail and its links (SMTP_*, MAIL_*, PUBLIC_URL, AUTH_REDIRECT_URLS; Configuration+Mail.swift).
+    var mail: MailSettings
     /// AUTH_EMAIL_*: sign-in codes and links, recovery, invitations (Configuration+EmailAuth.swift).
     var emailAuth: EmailAuthOptions
 
@@ -161,6 +163,7 @@ struct Configuration: Sendable {
             listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30)),
             writeTransactionTimeout: try reader.seconds("WRITE_TRANSACTION_TIMEOUT", default: 30),
             clientClockSkew: try reader.seconds("CLIENT_CLOCK_SKEW", default: 60),
+            mail: try MailSettings.load(reader),
             emailAuth: try EmailAuthOptions.load(reader)
         )
     }

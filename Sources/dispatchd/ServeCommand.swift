@@ -65,6 +65,7 @@ struct ServeCommand: ParsableCommand {
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
+        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
         // From here on (migrations done), no write transaction commits past its time limit.
         session.pool.limitWriteTransactions(to: .seconds(configuration.writeTransactionTimeout))
         var application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
@@ -72,6 +73,7 @@ struct ServeCommand: ParsableCommand {
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
         application.restDelta = configuration.restDeltaWindow
+        application.mailSender = mail.sender
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
@@ -87,6 +89,10 @@ struct ServeCommand: ParsableCommand {
         server.installSignalHandlers()
         try server.start()
         let url = ServeBanner.url(host: configuration.host, port: server.boundPort)
+        // Before the first request is read: links in mail default to the listener's URL.
+        mail.links.resolveDefault(listenerURL: url)
+        mail.sender.start()
+        defer { mail.sender.stop() }
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))
