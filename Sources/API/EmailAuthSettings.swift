@@ -37,10 +37,10 @@ public struct EmailAuthSettings: Sendable {
     /// Built-in templates, links to a local server: what an `AuthService` built without
     /// settings (tests of other features) uses.
     public static func standard() throws -> EmailAuthSettings {
-        let publicURL = "http://127.0.0.1:8080"
-        return EmailAuthSettings(outbox: MailOutbox(templates: try MailTemplates(siteName: "Dispatch", siteURL: publicURL),
+        let links = PublicLinks(baseURL: "http://127.0.0.1:8080", redirectURLs: nil)
+        return EmailAuthSettings(outbox: MailOutbox(templates: try MailTemplates(siteName: "Dispatch", links: links),
                                                     sender: try MailAddress("no-reply@localhost.localdomain", name: "Dispatch")),
-                                 redirects: RedirectAllowList(publicURL: publicURL))
+                                 redirects: RedirectAllowList(links: links))
     }
 
     /// Whole minutes a code works, for the mail's text (at least 1).

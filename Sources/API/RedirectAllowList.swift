@@ -1,3 +1,5 @@
+import Mail
+
 /// Where a mail link may send the browser after verification (AUTH_REDIRECT_URLS, default
 /// PUBLIC_URL). A `redirect_to` is accepted when it is an allowed entry or lies under one:
 /// the entry followed by `/`, `?` or `#` (or the entry already ends in `/`). So
@@ -6,16 +8,22 @@
 /// and anything with whitespace or control characters, falls back to the first entry, as
 /// GoTrue falls back to its site URL: an open redirect is never possible.
 public struct RedirectAllowList: Sendable {
-    /// The base URL of links in mail (never the request's Host header), without a trailing `/`.
-    public let publicURL: String
-    public let allowed: [String]
+    /// PUBLIC_URL and AUTH_REDIRECT_URLS as the mail layer resolves them (the listener's URL
+    /// when PUBLIC_URL is unset, known once the port is bound).
+    let links: PublicLinks
+
+    public init(links: PublicLinks) {
+        self.links = links
+    }
 
     public init(publicURL: String, allowed: [String] = []) {
-        var base = publicURL
-        while base.hasSuffix("/") { base.removeLast() }
-        self.publicURL = base
-        self.allowed = allowed.isEmpty ? [base] : allowed
+        self.init(links: PublicLinks(baseURL: publicURL, redirectURLs: allowed.isEmpty ? nil : allowed))
     }
+
+    /// The base URL of links in mail (never the request's Host header), without a trailing `/`.
+    public var publicURL: String { links.baseURL }
+    /// The allowed targets; the first is the fallback.
+    public var allowed: [String] { links.redirectURLs.isEmpty ? [publicURL] : links.redirectURLs }
 
     /// `candidate` when it is allowed, else the default target.
     public func resolve(_ candidate: String?) -> String {

@@ -1,5 +1,6 @@
 import API
 import Foundation
+import Mail
 
 /// The settings of the e-mail sign-in flows (issue 25; docs/operators/configuration.md). The
 /// mail itself (SMTP_*, PUBLIC_URL, AUTH_REDIRECT_URLS) is `Configuration.mail`'s.
@@ -27,5 +28,12 @@ extension Configuration {
                                                 in: 100...10_000_000)
             )
         }
+    }
+
+    /// The service's settings, on the mail layer's outbox and links.
+    func emailAuthSettings(outbox: MailOutbox, links: PublicLinks) -> EmailAuthSettings {
+        EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links),
+                          tokenLifetime: .milliseconds(Int64(emailAuth.tokenLifetime * 1000)),
+                          signupEnabled: emailAuth.signupEnabled, hourlyLimit: emailAuth.hourlyLimit)
     }
 }

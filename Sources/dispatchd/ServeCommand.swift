@@ -57,15 +57,16 @@ struct ServeCommand: ParsableCommand {
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
+        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
                                    refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),
                                    kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
+                                   emailSettings: configuration.emailAuthSettings(outbox: mail.outbox, links: mail.links),
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
-        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
         // From here on (migrations done), no write transaction commits past its time limit.
         session.pool.limitWriteTransactions(to: .seconds(configuration.writeTransactionTimeout))
         var application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
