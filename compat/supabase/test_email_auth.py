@@ -79,9 +79,11 @@ def test_sign_in_with_otp_code(create_realtor, new_client):
     assert error.value.code == "otp_expired"
 
 
-def test_magic_link_redirects_with_the_session_in_the_fragment(server, create_realtor, new_client):
+def test_magic_link_redirects_with_the_session_in_the_fragment(server, create_realtor):
     account = create_realtor()
-    new_client().auth.sign_in_with_otp({"email": account.email, "options": {"email_redirect_to": "https://evil.example.net/x"}})
+    # Without a code_challenge (the implicit flow): the session comes in the fragment.
+    sent = gotrue(server, "POST", "/otp", params={"redirect_to": "https://evil.example.net/x"}, json={"email": account.email})
+    assert sent.status_code == 200
     _, _, link = mail_to(account.email)
     assert link.startswith(server.url + "/auth/v1/verify?"), link  # PUBLIC_URL, never the Host header
     # A browser opens it: no apikey header.
@@ -92,13 +94,27 @@ def test_magic_link_redirects_with_the_session_in_the_fragment(server, create_re
     # The redirect target asked for is not on the allow-list: the default (PUBLIC_URL) is used.
     assert f"{location.scheme}://{location.netloc}" == server.url
     fragment = parse_qs(location.fragment, keep_blank_values=True)
-    assert fragment["type"] == ["magiclink"] and fragment["token_type"] == ["bearer"] and "sb" in fragment
+    assert fragment.get("type") == ["magiclink"] and fragment.get("token_type") == ["bearer"] and "sb" in fragment, location
     user = gotrue(server, "GET", "/user", token=fragment["access_token"][0])
     assert user.status_code == 200 and user.json()["email"] == account.email
     # Opened again: the error as GoTrue puts it in the fragment.
     again = urlsplit(httpx.get(link, follow_redirects=False, timeout=30).headers["Location"])
     errors = parse_qs(again.fragment, keep_blank_values=True)
     assert errors["error_code"] == ["otp_expired"] and errors["error"] == ["access_denied"]
+
+
+def test_supabase_py_pkce_link_and_exchange(create_realtor, new_client):
+    # supabase-py's default flow is PKCE: the mail's link answers ?code=, which the same client
+    # exchanges with the verifier it kept.
+    account = create_realtor()
+    client = new_client()
+    client.auth.sign_in_with_otp({"email": account.email})
+    _, _, link = mail_to(account.email)
+    assert "token=pkce_" in link
+    location = urlsplit(httpx.get(link, follow_redirects=False, timeout=30).headers["Location"])
+    code = parse_qs(location.query)["code"][0]
+    session = client.auth.exchange_code_for_session({"auth_code": code}).session
+    assert session.user.email == account.email
 
 
 def test_recovery_sets_a_password_once_and_ends_other_sessions(create_realtor, new_client, signed_in_client):
