@@ -143,8 +143,10 @@ extension AuthService {
     private func spendLikeAToken(_ purpose: EmailTokenPurpose, _ request: EmailRequest, on connection: PostgresConnection) throws {
         let issued = try emailTokens.dryIssue(purpose: purpose, on: connection)
         let link = emailSettings.redirects.verifyLink(token: issued.linkToken, type: purpose.rawValue, redirectTo: request.redirectTo)
-        _ = emailSettings.outbox.templates.render(.magicLink(code: issued.code, link: link, validMinutes: emailSettings.validMinutes),
-                                                  to: try MailAddress(request.email))
+        let recipient = try MailAddress(request.email)
+        let content = MailContent.magicLink(code: issued.code, link: link, validMinutes: emailSettings.validMinutes)
+        _ = try MailMessage(from: emailSettings.outbox.sender, to: recipient,
+                            rendered: emailSettings.outbox.templates.render(content, to: recipient))
     }
 
     /// The name of an account created from an address alone: its local part.
