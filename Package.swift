@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // System libraries (apt: libpq-dev, libssl-dev, zlib1g-dev).
@@ -19,6 +20,8 @@ let package = Package(
         // gzip for responses (Accept-Encoding).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // SMTP for outgoing mail (apt: libcurl4-openssl-dev): libcurl speaks SMTP, STARTTLS and AUTH.
+        .systemLibrary(name: "CLibCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll, eventfd, accept4, pipe2: Linux calls the Glibc module does not export.
         .systemLibrary(name: "CLinuxSys"),
 
@@ -37,11 +40,14 @@ let package = Package(
         .target(name: "Domain"),
         // SQL per aggregate (users, sessions, API keys, avatars, login throttle).
         .target(name: "Store", dependencies: ["Postgres", "Domain", "Credentials"]),
+        // Outgoing mail: kinds, templates (Mustache), the outbox table, RFC 5322 messages, transports.
+        .target(name: "Mail", dependencies: ["Postgres", "Credentials", "CLibCurl", logging,
+                                             .product(name: "Mustache", package: "swift-mustache")]),
         // HTTP routes and handlers; error → HTTP mapping.
-        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", logging]),
+        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", "Mail", logging]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", logging,
+            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -51,6 +57,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
+        // Mail against a real SMTP server (aiosmtpd, Tests/MailTests/smtp-capture.py).
+        .testTarget(name: "MailTests", dependencies: ["Mail", "API", "Postgres", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),

@@ -25,6 +25,8 @@ public struct APIApplication: Sendable {
     public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
+    /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
+    public var mailSender: MailSender?
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
@@ -53,11 +55,13 @@ public struct APIApplication: Sendable {
         var router = Router()
         router.group(auth: .anonymous) { open in
             OperationsRoutes.register(on: &open, readiness: readiness)
-            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync)
+            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync, mail: mailSender)
             if let auth {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
+                GoTrueEmailRoutes.registerPublic(on: &open, auth: auth)
+                EmailAuthRoutes.registerPublic(on: &open, auth: auth)
                 StorageRoutes.registerPublic(on: &open, auth: auth)
             }
             // Users authenticate per channel (the join's access_token), not on the upgrade.
@@ -80,6 +84,8 @@ public struct APIApplication: Sendable {
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             RestWriteRoutes.register(on: &api, auth: auth)
             GoTrueRoutes.register(on: &api, auth: auth)
+            GoTrueEmailRoutes.registerAuthenticated(on: &api, auth: auth)
+            EmailAuthRoutes.register(on: &api, auth: auth)
             RestRPCRoutes.register(on: &api, auth: auth)
             StorageRoutes.register(on: &api, auth: auth)
         }

@@ -48,6 +48,10 @@ struct Configuration: Sendable {
     /// CLIENT_CLOCK_SKEW: how far a phone's clock may run ahead of the database's and still
     /// lose nothing in /rest/v1 delta polls (seconds; default 60).
     var clientClockSkew: Double
+    /// Outgoing mail and its links (SMTP_*, MAIL_*, PUBLIC_URL, AUTH_REDIRECT_URLS; Configuration+Mail.swift).
+    var mail: MailSettings
+    /// AUTH_EMAIL_*: sign-in codes and links, recovery, invitations (Configuration+EmailAuth.swift).
+    var emailAuth: EmailAuthOptions
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -158,7 +162,9 @@ struct Configuration: Sendable {
             // At least 4 KiB: below that the envelope alone would not fit.
             listPageMaxBytes: try reader.integer(.listPageMaxBytes, default: 1 << 20, in: 4096...(1 << 30)),
             writeTransactionTimeout: try reader.seconds(.writeTransactionTimeout, default: 30),
-            clientClockSkew: try reader.seconds(.clientClockSkew, default: 60)
+            clientClockSkew: try reader.seconds(.clientClockSkew, default: 60),
+            mail: try MailSettings.load(reader),
+            emailAuth: try EmailAuthOptions.load(reader)
         )
     }
 }

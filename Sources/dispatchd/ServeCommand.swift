@@ -57,10 +57,12 @@ struct ServeCommand: ParsableCommand {
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
+        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
                                    refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),
                                    kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
+                                   emailSettings: configuration.emailAuthSettings(outbox: mail.outbox, links: mail.links),
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
@@ -72,6 +74,7 @@ struct ServeCommand: ParsableCommand {
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
         application.restDelta = configuration.restDeltaWindow
+        application.mailSender = mail.sender
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
@@ -87,6 +90,10 @@ struct ServeCommand: ParsableCommand {
         server.installSignalHandlers()
         try server.start()
         let url = ServeBanner.url(host: configuration.host, port: server.boundPort)
+        // Before the first request is read: links in mail default to the listener's URL.
+        mail.links.resolveDefault(listenerURL: url)
+        mail.sender.start()
+        defer { mail.sender.stop() }
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))

@@ -47,6 +47,22 @@ enum Setting: String, CaseIterable, Sendable {
     case webSocketPingInterval = "WS_PING_INTERVAL"
     case webSocketPongTimeout = "WS_PONG_TIMEOUT"
     case webSocketCloseTimeout = "WS_CLOSE_TIMEOUT"
+    case smtpHost = "SMTP_HOST"
+    case smtpSender = "SMTP_SENDER"
+    case smtpTLS = "SMTP_TLS"
+    case smtpPort = "SMTP_PORT"
+    case smtpUser = "SMTP_USER"
+    case smtpPass = "SMTP_PASS"
+    case smtpCAFile = "SMTP_CA_FILE"
+    case publicURL = "PUBLIC_URL"
+    case authRedirectURLs = "AUTH_REDIRECT_URLS"
+    case mailSiteName = "MAIL_SITE_NAME"
+    case mailTemplatesDirectory = "MAIL_TEMPLATES_DIR"
+    case mailMaxAttempts = "MAIL_MAX_ATTEMPTS"
+    case mailRetryInitial = "MAIL_RETRY_INITIAL"
+    case authEmailSignup = "AUTH_EMAIL_SIGNUP"
+    case authEmailTokenTTL = "AUTH_EMAIL_TOKEN_TTL"
+    case authEmailHourlyLimit = "AUTH_EMAIL_HOURLY_LIMIT"
 
     /// The variable's name, as operators write it.
     var name: String { rawValue }

@@ -23,6 +23,13 @@ enum GoTrueErrorCode: String, Sendable, CaseIterable {
     case notASession = "not_a_session"
     case currentPasswordRequired = "current_password_required"
     case currentPasswordMismatch = "current_password_mismatch"
+    // The e-mail flows.
+    case otpExpired = "otp_expired"
+    case overEmailSendRateLimit = "over_email_send_rate_limit"
+    case emailExists = "email_exists"
+    case flowStateNotFound = "flow_state_not_found"
+    case badCodeVerifier = "bad_code_verifier"
+    case phoneProviderDisabled = "phone_provider_disabled"
 }
 
 /// The gateway's refusals of the publishable key, the same on every Supabase-compatible family

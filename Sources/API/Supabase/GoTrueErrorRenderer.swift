@@ -17,16 +17,22 @@ enum GoTrueErrorRenderer {
     static let apiVersion = "2024-01-01"
 
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        render(httpError(for: error, context: context))
+    }
+
+    /// `error` as GoTrue would answer it: the body's code, message and status (also what the
+    /// verify redirect puts in its fragment).
+    static func httpError(for error: any Error, context: RequestContext) -> HTTPError {
         let mapped = DatabaseErrorMapping.map(error)
         guard let httpError = mapped as? HTTPError else {
             context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return render(translate(.internalError))
+            return translate(.internalError)
         }
         // Database errors from work done off the middleware chain (the KDF pool) are logged here.
         if httpError.status.code >= 500, !(error is HTTPError) {
             context.logger.error("auth request failed", metadata: ["error": "\(String(reflecting: error))"])
         }
-        return render(translate(httpError))
+        return translate(httpError)
     }
 
     static func render(_ error: HTTPError) -> HTTPResponse {
@@ -70,6 +76,24 @@ enum GoTrueErrorRenderer {
             translated.message = fieldMessages(error) ?? error.message
         case ErrorCode.internalError.rawValue:
             translated.code = GoTrueErrorCode.unexpectedFailure.rawValue
+        // The e-mail flows, in GoTrue's codes and words.
+        case ErrorCode.emailCodeInvalid.rawValue:
+            translated.status = .forbidden
+            translated.code = GoTrueErrorCode.otpExpired.rawValue
+            translated.message = "Token has expired or is invalid"
+        case ErrorCode.emailRateLimited.rawValue:
+            translated.code = GoTrueErrorCode.overEmailSendRateLimit.rawValue  // status 429 and Retry-After kept
+        case ErrorCode.emailTaken.rawValue:
+            translated.status = .unprocessableContent
+            translated.code = GoTrueErrorCode.emailExists.rawValue
+            translated.message = "A user with this email address has already been registered"
+        case ErrorCode.authCodeInvalid.rawValue:
+            translated.status = .notFound
+            translated.code = GoTrueErrorCode.flowStateNotFound.rawValue
+            translated.message = "invalid flow state, no valid flow state found"
+        case ErrorCode.codeVerifierMismatch.rawValue:
+            translated.status = .badRequest
+            translated.code = GoTrueErrorCode.badCodeVerifier.rawValue
         default:
             break
         }

@@ -34,9 +34,21 @@ enum GoTrueRoutes {
                     throw HTTPError(status: .badRequest, code: GoTrueErrorCode.refreshTokenNotFound.rawValue,
                                     message: "Invalid Refresh Token: Refresh Token Not Found")
                 }
+            case "pkce":
+                // The code a PKCE mail link answered (GET /verify) and the app's verifier.
+                var body = try GoTrueBody(request, allowed: ["auth_code", "code_verifier"])
+                let code = body.string("auth_code", required: false) ?? ""
+                let verifier = body.string("code_verifier", required: false) ?? ""
+                try body.finish()
+                guard !code.isEmpty, !verifier.isEmpty else {
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
+                                    message: "invalid request: both auth code and code verifier should be non-empty")
+                }
+                let signedIn = try auth.exchangePKCE(code: code, verifier: verifier, request, context)
+                return .response(try session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken))
             default:
                 throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
-                                message: "grant_type must be password or refresh_token.")
+                                message: "grant_type must be password, refresh_token or pkce.")
             }
         }
     }
@@ -70,21 +82,46 @@ enum GoTrueRoutes {
         }
         router.put("/auth/v1/user") { request, context in
             let user = try currentUser(auth, context)
-            let update = try GoTrueUserUpdate(request, current: user)
+            let update = try GoTrueUserUpdate(request, current: user,
+                                              redirects: auth.emailSettings.redirects, redirectTo: context.query["redirect_to"])
             guard let password = update.password else {
-                return .response(try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth))))
+                return .response(try .json(finishUpdate(user, update, auth)))
             }
             return respondOnKDFPool(auth, context) {
-                do {
-                    // /v1's rule: current password checked (and throttled), other sessions revoked.
-                    try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
-                } catch let error as DomainError where error.code == .validationFailed {
-                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordMismatch.rawValue,
-                                    message: "The current password is incorrect.")
+                if update.currentPassword.isEmpty {
+                    // Only a session from a recovery or invitation mail may, once (supabase
+                    // clients send only `password` after "forgot password").
+                    guard try auth.resetPassword(user, to: password, context) else {
+                        throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordRequired.rawValue,
+                                        message: "Current password required when setting new password.")
+                    }
+                } else {
+                    do {
+                        // /v1's rule: current password checked (and throttled), other sessions revoked.
+                        try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
+                    } catch let error as DomainError where error.code == .validationFailed {
+                        throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordMismatch.rawValue,
+                                        message: "The current password is incorrect.")
+                    }
                 }
-                return try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth)))
+                return try .json(finishUpdate(user, update, auth))
             }
         }
+    }
+
+    /// The rest of an update once any password change went through: a new address is only
+    /// requested (the account moves when the mail to it is verified, type email_change; the
+    /// old address gets a notice), then the rename. GoTrue's user, with a requested address
+    /// change as `new_email`.
+    static func finishUpdate(_ user: Domain.User, _ update: GoTrueUserUpdate, _ auth: AuthService) throws -> JSONValue {
+        if let change = update.emailChange { try auth.requestEmailChange(user, change) }
+        var json = GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth))
+        if let change = update.emailChange, case .object(var fields) = json {
+            fields["new_email"] = .string(change.email)
+            fields["email_change_sent_at"] = JSONOutput.timestamp(Date())
+            json = .object(fields)
+        }
+        return json
     }
 
     /// The caller's user; the same rule as `AuthService.currentUser` (gone or deactivated →

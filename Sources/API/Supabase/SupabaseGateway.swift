@@ -13,6 +13,7 @@ import HTTPServer
 /// - `Authorization: Bearer <publishable key>` means "anonymous": the header is dropped before
 ///   authentication, so a route that needs a user answers as for a request without one.
 /// - Errors of the family are rendered in the family's wire shape (`SupabaseFamily.render`).
+/// - Except: `GET /auth/v1/verify`, the link in a mail, which a browser opens without headers.
 /// - Except: `GET`/`HEAD` of public Storage objects (`/storage/v1/object/public/…`) need no key.
 ///   Clients build those URLs for `<img>` tags and plain downloads, which cannot add headers;
 ///   Supabase's own gateway leaves them open too. Everything else under `/storage/v1` needs it.
@@ -36,7 +37,7 @@ public struct SupabaseGateway: Middleware {
             return try next(request, context)
         }
         do {
-            if !Self.isPublicObjectRead(request) { try checkAPIKey(request, context) }
+            if !Self.isPublicObjectRead(request), !Self.isVerifyLink(request) { try checkAPIKey(request, context) }
             var request = request
             if bearerIsPublishableKey(request) { request.head.headers.remove(name: "Authorization") }
             return try next(request, context)
@@ -60,6 +61,14 @@ public struct SupabaseGateway: Middleware {
 
     static func isPublicObjectRead(_ request: HTTPRequest) -> Bool {
         (request.method == .get || request.method == .head) && request.path.hasPrefix(publicObjectPrefix)
+    }
+
+    static let verifyLinkPath = SupabaseFamily.auth.prefix + "/verify"
+
+    /// The link in a sign-in, recovery or invitation mail: a browser opens it and cannot add
+    /// an `apikey` header. GoTrue's gateway leaves it open too; its token is the credential.
+    static func isVerifyLink(_ request: HTTPRequest) -> Bool {
+        (request.method == .get || request.method == .head) && request.path == verifyLinkPath
     }
 
     func bearerIsPublishableKey(_ request: HTTPRequest) -> Bool {

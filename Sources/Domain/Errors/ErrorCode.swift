@@ -32,6 +32,13 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable, CustomStringCon
     case notFound = "not_found"
     case forbidden = "forbidden"
     case sessionRequired = "session_required"
+    // The e-mail flows: a code or link that is wrong, used, void or expired; the
+    // one-mail-per-address interval; a PKCE code unknown or spent, or a verifier that does
+    // not answer its challenge.
+    case emailCodeInvalid = "email_code_invalid"
+    case emailRateLimited = "email_rate_limited"
+    case authCodeInvalid = "auth_code_invalid"
+    case codeVerifierMismatch = "code_verifier_mismatch"
 
     // Rows that cannot take this change.
     case preconditionFailed = "precondition_failed"

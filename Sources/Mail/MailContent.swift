@@ -1,0 +1,41 @@
+/// What one mail says: its kind and the values only that kind has. The values every mail has
+/// (site name, PUBLIC_URL, the recipient) come from `MailTemplates` and the recipient.
+///
+/// Template variables (docs/operators/mail.md): `site_name`, `site_url`, `email` (the
+/// recipient), and per kind `code`, `link`, `valid_minutes`, `new_email`.
+public enum MailContent: Sendable, Equatable {
+    case magicLink(code: String, link: String, validMinutes: Int)
+    case recovery(code: String, link: String, validMinutes: Int)
+    case invite(code: String, link: String, validMinutes: Int)
+    /// To the new address; `newEmail` is that address.
+    case emailChange(code: String, link: String, newEmail: String, validMinutes: Int)
+    /// To the old address.
+    case emailChangeNotice(newEmail: String)
+    case passwordChanged
+
+    public var kind: MailKind {
+        switch self {
+        case .magicLink: .magicLink
+        case .recovery: .recovery
+        case .invite: .invite
+        case .emailChange: .emailChange
+        case .emailChangeNotice: .emailChangeNotice
+        case .passwordChanged: .passwordChanged
+        }
+    }
+
+    /// The kind's own template variables.
+    var variables: [String: String] {
+        switch self {
+        case .magicLink(let code, let link, let minutes), .recovery(let code, let link, let minutes),
+             .invite(let code, let link, let minutes):
+            ["code": code, "link": link, "valid_minutes": String(minutes)]
+        case .emailChange(let code, let link, let newEmail, let minutes):
+            ["code": code, "link": link, "new_email": newEmail, "valid_minutes": String(minutes)]
+        case .emailChangeNotice(let newEmail):
+            ["new_email": newEmail]
+        case .passwordChanged:
+            [:]
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// The mails the server sends. The raw value names the templates
+/// (`<kind>.subject.mustache`, `<kind>.txt.mustache`, `<kind>.html.mustache`) and is stored
+/// in `mail_outbox.kind`.
+public enum MailKind: String, CaseIterable, Sendable {
+    /// Sign-in by e-mail: a one-time code and a magic link (GoTrue `/otp`, types email/magiclink).
+    case magicLink = "magic_link"
+    /// "Forgot password": a code and a link that open a recovery session.
+    case recovery
+    /// An administrator invited the recipient: a link (and code) to sign in and set a password.
+    case invite
+    /// Confirms a new address: sent to the *new* address, carries a code and a link.
+    case emailChange = "email_change"
+    /// Tells the *old* address that a change to another address was requested.
+    case emailChangeNotice = "email_change_notice"
+    /// Tells the account holder their password was changed (also after a completed recovery).
+    case passwordChanged = "password_changed"
+}

@@ -1,0 +1,47 @@
+import API
+import Foundation
+import Logging
+import Mail
+import Postgres
+
+/// Outgoing mail for `serve`: the outbox request handlers write to, and this instance's
+/// sender thread delivering it (SMTP, or files under DATA_DIR/mail without SMTP_HOST).
+struct MailWiring {
+    let links: PublicLinks
+    let outbox: MailOutbox
+    let sender: MailSender
+
+    /// Parses the templates (a broken override stops the start) and builds the transport.
+    /// The sender is not started yet.
+    static func make(configuration: Configuration, pool: PostgresPool, logger: Logger) throws -> MailWiring {
+        let settings = configuration.mail
+        let links = PublicLinks(baseURL: settings.publicURL, redirectURLs: settings.authRedirectURLs)
+        let templates: MailTemplates
+        do {
+            templates = try MailTemplates(siteName: settings.siteName, links: links, overridesDirectory: settings.templatesDirectory)
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+        let transport: any MailTransport
+        if let smtp = settings.smtp {
+            transport = SMTPTransport(settings: smtp)
+            logger.info("mail goes out through SMTP", metadata: ["smtp_host": .string(smtp.host), "smtp_port": .stringConvertible(smtp.port),
+                                                                  "smtp_tls": .string(smtp.tls.rawValue)])
+        } else {
+            let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path + "/mail"
+            do {
+                transport = try FileMailTransport(directory: directory, logger: logger)
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+            // Loud on purpose: a production instance without SMTP_HOST sends nobody anything.
+            logger.warning("no SMTP_HOST: mail is not sent, only written to files and the log", metadata: ["directory": .string(directory)])
+        }
+        var policy = MailSender.Policy()
+        policy.maxAttempts = settings.maxAttempts
+        policy.initialRetry = .milliseconds(Int64(settings.retryInitial * 1000))
+        let sender = MailSender(queue: MailQueue(pool: pool), transport: transport, envelopeSender: settings.sender.email,
+                                policy: policy, logger: logger)
+        return MailWiring(links: links, outbox: MailOutbox(templates: templates, sender: settings.sender), sender: sender)
+    }
+}
