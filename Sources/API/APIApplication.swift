@@ -25,6 +25,8 @@ public struct APIApplication: Sendable {
     public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
+    /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
+    public var backups: BackupStatus?
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
@@ -52,8 +54,8 @@ public struct APIApplication: Sendable {
     public func makeRouter() -> Router {
         var router = Router()
         router.group(auth: .anonymous) { open in
-            OperationsRoutes.register(on: &open, readiness: readiness)
-            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync)
+            OperationsRoutes.register(on: &open, readiness: readiness, backups: backups)
+            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync, backups: backups)
             if let auth {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)

@@ -5,7 +5,8 @@ import Postgres
 /// `GET /metrics` in the Prometheus text format, unauthenticated like the other operations
 /// routes (contract §5): keep it off the public internet at the proxy.
 enum MetricsRoutes {
-    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?, sync: SyncService?) {
+    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?, sync: SyncService?,
+                         backups: BackupStatus? = nil) {
         router.get("/metrics", runsOnEventLoop: true) { _, _ in
             var output = PrometheusText()
             metrics.write(to: &output)
@@ -38,6 +39,7 @@ enum MetricsRoutes {
                 output.family("sync_idle_memory_answers_total", type: "counter", help: "Idle GET /v1/sync answered from memory, without a feed query.")
                 output.sample("sync_idle_memory_answers_total", [], sync.idleAnswersFromMemory)
             }
+            backups?.writeMetrics(to: &output)
             return .response(HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType],
                                           body: Array(output.text.utf8)))
         }

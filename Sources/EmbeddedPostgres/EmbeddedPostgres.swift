@@ -70,6 +70,16 @@ public final class EmbeddedPostgres: Sendable {
         try run(owner, binaries.pgCtl, ["-w", "-t", "60", "-D", configuration.dataDirectory, "-m", "fast", "stop"], action: "pg_ctl stop")
     }
 
+    /// `pg_resetwal -x`: the cluster's next transaction id (server stopped). Restore tests use
+    /// it to put a new cluster's counter below or above the one a backup came from.
+    public func setNextTransactionID(_ xid: UInt64) throws {
+        guard !isRunning else {
+            throw EmbeddedPostgresError(kind: .invalidArgument, message: "pg_resetwal needs the server stopped")
+        }
+        let owner = try ServerUser(osUser: configuration.osUser)
+        try run(owner, binaries.directory + "/pg_resetwal", ["-x", String(xid), configuration.dataDirectory], action: "pg_resetwal")
+    }
+
     public var isRunning: Bool {
         guard let owner = try? ServerUser(osUser: configuration.osUser),
               let result = try? ProcessRunner.run(owner.command(binaries.pgCtl), owner.arguments(binaries.pgCtl, ["-D", configuration.dataDirectory, "status"]), currentDirectory: "/")

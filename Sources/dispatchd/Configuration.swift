@@ -48,6 +48,8 @@ struct Configuration: Sendable {
     /// CLIENT_CLOCK_SKEW: how far a phone's clock may run ahead of the database's and still
     /// lose nothing in /rest/v1 delta polls (seconds; default 60).
     var clientClockSkew: Double
+    /// Backup directory, retention and the daily schedule (Configuration+Backup.swift).
+    var backup: BackupSettings
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -158,7 +160,8 @@ struct Configuration: Sendable {
             // At least 4 KiB: below that the envelope alone would not fit.
             listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30)),
             writeTransactionTimeout: try reader.seconds("WRITE_TRANSACTION_TIMEOUT", default: 30),
-            clientClockSkew: try reader.seconds("CLIENT_CLOCK_SKEW", default: 60)
+            clientClockSkew: try reader.seconds("CLIENT_CLOCK_SKEW", default: 60),
+            backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil)
         )
     }
 }
