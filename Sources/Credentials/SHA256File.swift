@@ -12,8 +12,14 @@ extension SHA256 {
         }
         guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { return nil }
         while true {
-            guard let chunk = try? handle.read(upToCount: 1 << 20) else { return nil }
-            if chunk.isEmpty { break }
+            // nil (or empty) is the end of the file; a read error throws.
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: 1 << 20)
+            } catch {
+                return nil
+            }
+            guard let chunk, !chunk.isEmpty else { break }
             let updated = chunk.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
             guard updated == 1 else { return nil }
         }

@@ -19,9 +19,10 @@ enum BackupArchive {
             try? FileManager.default.removeItem(at: partial)
             throw BackupError("cannot write \(file.path): tar: \(result.output.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
-        guard rename(partial.path, file.path) == 0 else {
+        // The dump holds password hashes and session token hashes: owner only.
+        guard chmod(partial.path, 0o600) == 0, rename(partial.path, file.path) == 0 else {
             try? FileManager.default.removeItem(at: partial)
-            throw BackupError("cannot move the finished backup to \(file.path): errno \(errno)")
+            throw BackupError("cannot finish \(file.path) (chmod or rename): errno \(errno)")
         }
     }
 
