@@ -12,12 +12,11 @@ final class ScratchCluster: @unchecked Sendable {
         directory = "/tmp/dispatch-scratch-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         server = try EmbeddedPostgres(configuration: .init(dataDirectory: directory + "/data", fsync: false,
                                                            settings: ["max_connections": "50", "shared_buffers": "16MB"]))
-        try server.start()
         if let nextTransactionID {
-            try server.stop()
+            try server.initialize()
             try server.setNextTransactionID(nextTransactionID)
-            try server.start()
         }
+        try server.start()
     }
 
     deinit {
