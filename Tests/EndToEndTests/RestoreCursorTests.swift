@@ -6,8 +6,8 @@ import TestSupport
 /// Sync cursors across a restore (docs/operators/backups.md, "Cursors after a restore"): a
 /// device that synced before the restore gets 410 resync_required, never a silent gap, and
 /// a full sync sees every restored row, whether the new cluster's transaction counter starts
-/// below the old cursors (they would look like the future) or above them (they would look
-/// valid and skip rows).
+/// below the old cursors (they would look like the future), above them, or below and passes
+/// them later (then only the epoch tells them apart: they would look valid and skip rows).
 @Suite struct RestoreCursorTests {
     static let password = "correct horse battery staple"
 
@@ -79,18 +79,11 @@ import TestSupport
             let url = try target.createDatabase("dispatch")
             let restore = try CommandLineTests.runDispatchd(["restore", file.path], environment: BackupFixture.environment(url))
             #expect(restore.status == 0, "\(label): \(restore.standardOutput)\(restore.standardError.suffix(600))")
-            let connection = try target.connect("dispatch")
-            let counterText = try connection.query("SELECT pg_current_xact_id()::text AS x").first?.decode("x", as: String.self)
-            let next = try #require(counterText.flatMap { UInt64($0) })
-            connection.close()
+            let next = try Self.counter(target)
             #expect(label == "below" ? next < highest : next > highest, "\(label): counter \(next), old cursors up to \(highest)")
 
             let after = try Served(url)
-            for cursor in oldCursors {
-                let response = try after.sync(since: cursor)
-                #expect(response.status == 410, "\(label): \(String(decoding: response.body, as: UTF8.self))")
-                #expect(response.json?["code"] as? String == "resync_required", "\(label)")
-            }
+            try Self.expectResync(oldCursors, on: after, label)
             // The resync sees every restored row (their ids were re-stamped in this cluster),
             // and deltas continue from there.
             let full = try after.sync()
@@ -99,6 +92,31 @@ import TestSupport
             try after.createTask("after the restore")
             #expect(Served.titles(try after.sync(since: fresh)) == ["after the restore"], "\(label)")
             after.process.kill()
+            guard counter == nil else { continue }
+
+            // The counter passes the old cursors: they no longer look like the future, and the
+            // rows restored and written since sit below them.
+            try target.moveCounter(to: 0x800_0000)
+            #expect(try Self.counter(target) > highest)
+            let passed = try Served(url)
+            try Self.expectResync(oldCursors, on: passed, "below, then passed")
+            #expect(Served.titles(try passed.sync()) == ["in the backup", "after the restore"])
+            passed.process.kill()
+        }
+    }
+
+    static func counter(_ cluster: ScratchCluster) throws -> UInt64 {
+        let connection = try cluster.connect("dispatch")
+        defer { connection.close() }
+        let text = try connection.query("SELECT pg_current_xact_id()::text AS x").first?.decode("x", as: String.self)
+        return try #require(text.flatMap { UInt64($0) })
+    }
+
+    static func expectResync(_ cursors: [String], on server: Served, _ label: String) throws {
+        for cursor in cursors {
+            let response = try server.sync(since: cursor)
+            #expect(response.status == 410, "\(label): \(String(decoding: response.body, as: UTF8.self))")
+            #expect(response.json?["code"] as? String == "resync_required", "\(label)")
         }
     }
 }

@@ -19,6 +19,13 @@ final class ScratchCluster: @unchecked Sendable {
         try server.start()
     }
 
+    /// Restarts the cluster with its transaction counter moved to `xid` (forward only).
+    func moveCounter(to xid: UInt64) throws {
+        try server.stop()
+        try server.setNextTransactionID(xid)
+        try server.start()
+    }
+
     deinit {
         try? server.stop()
         try? FileManager.default.removeItem(atPath: directory)
