@@ -34,8 +34,9 @@ struct BackupCommand: ParsableCommand {
                 logger.info("old backup removed", metadata: ["file": .string(removed.path)])
             }
             print(file.standardizedFileURL.path)
-        } catch let error as BackupError {
-            FileHandle.standardError.write(Data("dispatchd backup: \(error.message)\n".utf8))
+        } catch {
+            // One line, the same for every failure (BackupError, the database, the filesystem).
+            FileHandle.standardError.write(Data("dispatchd backup: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

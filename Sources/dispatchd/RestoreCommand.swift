@@ -33,8 +33,8 @@ struct RestoreCommand: ParsableCommand {
             let restorer = Restorer(target: session.target, migrationsDirectory: configuration.migrationsDirectory, logger: logger)
             let url = URL(fileURLWithPath: file)
             report = verify ? try restorer.verify(url) : try restorer.restore(url, force: force)
-        } catch let error as BackupError {
-            FileHandle.standardError.write(Data("dispatchd restore: \(error.message)\n".utf8))
+        } catch {
+            FileHandle.standardError.write(Data("dispatchd restore: \(error)\n".utf8))
             throw ExitCode(1)
         }
         for line in report.lines { print(line) }
