@@ -6,7 +6,7 @@ import Postgres
 /// the limit).
 ///
 /// Three limits, each over a sliding `window`, chosen so that nobody can lock out people they
-/// do not share an address with (README "Sign-in throttling" has the reasoning):
+/// do not share an address with (docs/explanations/decisions.md, "Sign-in throttling", has the reasoning):
 /// - per (account, client address): a client guessing one account stops after a few tries;
 ///   the same account signs in fine from every other client.
 /// - per client address, across accounts: stops one client spraying many accounts.

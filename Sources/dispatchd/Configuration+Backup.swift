@@ -13,15 +13,15 @@ extension Configuration {
 
         static func load(_ reader: EnvironmentReader, dataDirectory: String, embedded: Bool) throws(ConfigurationError) -> BackupSettings {
             let daily: Bool
-            switch reader.string("BACKUP_DAILY")?.lowercased() {
+            switch reader.string(.backupDaily)?.lowercased() {
             case nil: daily = embedded
             case "on", "true", "1", "yes": daily = true
             case "off", "false", "0", "no": daily = false
             case let other?: throw ConfigurationError("BACKUP_DAILY must be on or off (got \"\(other)\")")
             }
             return BackupSettings(
-                directory: reader.string("BACKUP_DIR") ?? URL(fileURLWithPath: dataDirectory).appendingPathComponent("backups").path,
-                keep: try reader.integer("BACKUP_KEEP", default: 7, in: 0...100_000),
+                directory: reader.string(.backupDirectory) ?? URL(fileURLWithPath: dataDirectory).appendingPathComponent("backups").path,
+                keep: try reader.integer(.backupKeep, default: 7, in: 0...100_000),
                 daily: daily)
         }
     }

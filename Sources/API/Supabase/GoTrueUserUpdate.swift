@@ -5,7 +5,7 @@ import HTTPServer
 /// The body of `PUT /auth/v1/user`, checked against what we can honestly do:
 /// - `password` changes the password under `/v1`'s rule, so it needs `current_password`
 ///   (GoTrue's field for the same check; supabase-py sends it, supabase-swift's
-///   `UserAttributes` cannot — see the README). A reauthentication `nonce` is not accepted in
+///   `UserAttributes` cannot — see docs/app-developers/switching-from-supabase.md). A reauthentication `nonce` is not accepted in
 ///   its place and is ignored.
 /// - `data.name` renames the caller; `data.avatar_hash` is server-managed and ignored (avatars
 ///   change through `/v1/me/avatar`); any other `data` key is refused, since we do not store
