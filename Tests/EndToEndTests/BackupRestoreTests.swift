@@ -130,6 +130,14 @@ import TestSupport
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("is not empty"), "\(refused.standardError.suffix(600))")
         #expect(refused.standardError.contains("--force"))
+        // --force replaces it: the backup's rows, a new epoch.
+        let forced = try CommandLineTests.runDispatchd(["restore", "--force", good.path],
+                                                       environment: BackupFixture.environment(try CommandLineDatabaseTests.url(for: occupied)))
+        #expect(forced.status == 0, "\(forced.standardOutput)\(forced.standardError.suffix(600))")
+        let replaced = try occupied.connect()
+        defer { replaced.close() }
+        #expect(try BackupFixture.rows(of: "tasks", on: replaced).count == 5)
+        #expect(try replaced.query("SELECT generation FROM dispatch_identity").first?.decode("generation", as: Int.self) == 1)
     }
 
     static func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) throws {
