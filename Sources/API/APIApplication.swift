@@ -27,6 +27,8 @@ public struct APIApplication: Sendable {
     public let publishableKey: String?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
     public var mailSender: MailSender?
+    /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
+    public var backups: BackupStatus?
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
@@ -54,8 +56,9 @@ public struct APIApplication: Sendable {
     public func makeRouter() -> Router {
         var router = Router()
         router.group(auth: .anonymous) { open in
-            OperationsRoutes.register(on: &open, readiness: readiness)
-            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync, mail: mailSender)
+            OperationsRoutes.register(on: &open, readiness: readiness, backups: backups)
+            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync,
+                                   mail: mailSender, backups: backups)
             if let auth {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)

@@ -52,6 +52,8 @@ struct Configuration: Sendable {
     var mail: MailSettings
     /// AUTH_EMAIL_*: sign-in codes and links, recovery, invitations (Configuration+EmailAuth.swift).
     var emailAuth: EmailAuthOptions
+    /// Backup directory, retention and the daily schedule (Configuration+Backup.swift).
+    var backup: BackupSettings
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -164,7 +166,8 @@ struct Configuration: Sendable {
             writeTransactionTimeout: try reader.seconds(.writeTransactionTimeout, default: 30),
             clientClockSkew: try reader.seconds(.clientClockSkew, default: 60),
             mail: try MailSettings.load(reader),
-            emailAuth: try EmailAuthOptions.load(reader)
+            emailAuth: try EmailAuthOptions.load(reader),
+            backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil)
         )
     }
 }

@@ -44,9 +44,11 @@ struct ServeCommand: ParsableCommand {
         let session = try DatabaseSession.open(configuration: configuration, logger: logger)
         defer { session.close() }
         let migrator = Migrator(directoryPath: configuration.migrationsDirectory, logger: logger)
+        var upToDate = true
         if noMigrate {
             let status = try migrator.status(pool: session.pool)
             try Migrator.refuseInconsistent(status)
+            upToDate = status.pending.isEmpty
             if !status.pending.isEmpty {
                 logger.warning("database has pending migrations; /readyz answers 503 until they are applied",
                                metadata: ["pending": .stringConvertible(status.pending.count)])
@@ -54,6 +56,11 @@ struct ServeCommand: ParsableCommand {
         } else {
             let applied = try migrator.migrate(pool: session.pool)
             logger.info("database migrated", metadata: ["applied": .stringConvertible(applied.count)])
+        }
+        // Before any cursor is handed out: data that moved to another cluster starts a new epoch.
+        if upToDate, let epoch = try DatabaseEpoch.adoptCluster(pool: session.pool) {
+            logger.warning("the database now lives in another PostgreSQL cluster (restored by hand or upgraded): new sync epoch, devices resync",
+                           metadata: ["epoch": .string(epoch)])
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
@@ -75,6 +82,11 @@ struct ServeCommand: ParsableCommand {
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
+        let dailyBackups = configuration.backup.daily
+            ? DailyBackups(target: session.target, directory: configuration.backup.directory, keep: configuration.backup.keep,
+                           status: BackupStatus(), logger: logger)
+            : nil
+        application.backups = dailyBackups?.status
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: application.makeRouter(),
@@ -84,6 +96,8 @@ struct ServeCommand: ParsableCommand {
         application.metrics.setServerMetricsSource { server.metrics }
         application.sync?.start()
         defer { application.sync?.stop() }
+        dailyBackups?.start()
+        defer { dailyBackups?.stop() }
         defer { application.realtime?.stop() }
         // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
         // deferred session close stops the embedded PostgreSQL before exiting 0.

@@ -63,6 +63,9 @@ enum Setting: String, CaseIterable, Sendable {
     case authEmailSignup = "AUTH_EMAIL_SIGNUP"
     case authEmailTokenTTL = "AUTH_EMAIL_TOKEN_TTL"
     case authEmailHourlyLimit = "AUTH_EMAIL_HOURLY_LIMIT"
+    case backupDirectory = "BACKUP_DIR"
+    case backupKeep = "BACKUP_KEEP"
+    case backupDaily = "BACKUP_DAILY"
 
     /// The variable's name, as operators write it.
     var name: String { rawValue }
