@@ -69,16 +69,18 @@ import Testing
         let patched = try rest.send("PATCH", path, as: .declarer, body: ["status": "deleted", "title": "Last words"],
                                     prefer: ["return=representation"])
         #expect(patched.status == 200 && RestWriteWorld.array(patched).first?["status"] as? String == "deleted")
-        #expect(try rest.text("SELECT title || ' ' || (deleted_at > \(before)::timestamptz) FROM activities WHERE id = \(scene.activity)::uuid")
-                == "Last words true")
+        #expect(try rest.text("""
+            SELECT title || ' ' || (deleted_at > \(before)::timestamptz) FROM activities WHERE id = \(scene.activity)::uuid
+            """) == "Last words true")
 
         // Listings: staff may update but not delete; the owner's upsert deletes.
         let listing: [String: Any] = ["id": scene.listing.uppercased(), "address": "1 Main St", "status": "deleted",
                                       "deleted_at": NSNull(), "activated_at": "2001-02-03T04:05:06.789"]
         #expect(try rest.send("POST", "listings", as: .staff, body: listing, prefer: Self.upsert).status == 403)
         #expect(try rest.send("POST", "listings", as: .owner, body: listing, prefer: Self.upsert).status == 201)
-        #expect(try rest.text("SELECT status || ' ' || (deleted_at IS NOT NULL) || ' ' || (activated_at IS NULL) FROM listings WHERE id = \(scene.listing)::uuid")
-                == "deleted true true")
+        #expect(try rest.text("""
+            SELECT status || ' ' || (deleted_at IS NOT NULL) || ' ' || (activated_at IS NULL) FROM listings WHERE id = \(scene.listing)::uuid
+            """) == "deleted true true")
     }
 
     @Test func aBulkUpsertWithOneRowTheCallerMayNotDeleteChangesNothing() throws {
