@@ -75,12 +75,36 @@ def context(browser):
     context.close()
 
 
-@pytest.fixture
-def admin_page(context):
+@pytest.fixture(scope="session")
+def admin_state(browser):
+    """The admin signs in once (each sign-in runs the real KDF, about a second); tests reuse
+    the cookie in fresh contexts. Tests that sign out sign in themselves (`signed_in_page`)."""
+    context = browser.new_context(base_url=BASE)
     page = context.new_page()
     sign_in(page)
     page.wait_for_url("**/console/people")
+    state = context.storage_state()
+    context.close()
+    return state
+
+
+@pytest.fixture
+def admin_page(browser, admin_state):
+    context = browser.new_context(base_url=BASE, storage_state=admin_state)
+    page = context.new_page()
+    page.goto(BASE + "/console/people")
     page.wait_for_load_state("load")  # the page's module script has run
+    assert page.url.endswith("/console/people"), page.url
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def signed_in_page(context):
+    """A page with a sign-in of its own, for tests that end it."""
+    page = context.new_page()
+    sign_in(page)
+    page.wait_for_url("**/console/people")
     return page
 
 

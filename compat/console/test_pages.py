@@ -47,9 +47,10 @@ def test_everything_works_without_javascript(browser, api, check_page):
     context.close()
 
 
-def test_sign_out_ends_the_session(admin_page, check_page):
-    admin_page.get_by_role("button", name="Sign out").click()
-    assert admin_page.url.endswith("/console/sign-in")
-    check_page(admin_page, "sign-in")
-    admin_page.goto(BASE + "/console/people")
-    assert admin_page.url.endswith("/console/sign-in")
+def test_sign_out_ends_the_session(signed_in_page, check_page):
+    page = signed_in_page
+    page.get_by_role("button", name="Sign out").click()
+    assert page.url.endswith("/console/sign-in")
+    check_page(page, "sign-in")
+    page.goto(BASE + "/console/people")
+    assert page.url.endswith("/console/sign-in")
