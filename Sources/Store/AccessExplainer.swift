@@ -59,14 +59,16 @@ public struct AccessExplainer: Sendable {
                                  history: try history(userID: userID, entity: entity, id: id, on: connection))
     }
 
-    /// The verdict and one column per clause of contract §2 for the row's kind. Each clause is
+    /// The verdict and one column per clause of contract §2 for the row's kind. The predicate
+    /// is NULL where an equality meets a NULL column and nothing else holds; a WHERE treats
+    /// that as false, and so does the COALESCE here. Each clause is
     /// an equality on the row or its listing, COALESCEd so that "no listing" or "no claimer"
     /// reads as false rather than unknown.
     private func clauseQuery(_ entity: AccessExplanation.Entity, id: UUID, userID: UUID,
                              predicate: PostgresQuery) -> PostgresQuery {
         if entity == .listing {
             return """
-                SELECT \(predicate) AS visible, r.deleted_at IS NOT NULL AS deleted,
+                SELECT COALESCE(\(predicate), FALSE) AS visible, r.deleted_at IS NOT NULL AS deleted,
                        r.owned_by = \(userID) AS listing_owner,
                        COALESCE(r.assigned_staff = \(userID), FALSE) AS listing_staff,
                        (EXISTS (SELECT 1 FROM tasks t WHERE t.listing_id = r.id AND \(userID) IN (t.declared_by, t.claimed_by))
@@ -76,7 +78,7 @@ public struct AccessExplainer: Sendable {
                 """
         }
         return """
-            SELECT \(predicate) AS visible, r.deleted_at IS NOT NULL AS deleted,
+            SELECT COALESCE(\(predicate), FALSE) AS visible, r.deleted_at IS NOT NULL AS deleted,
                    r.declared_by = \(userID) AS declarer,
                    COALESCE(r.claimed_by = \(userID), FALSE) AS claimer,
                    COALESCE(l.owned_by = \(userID), FALSE) AS listing_owner,
@@ -107,17 +109,18 @@ public struct AccessExplainer: Sendable {
         let rows = try connection.query("""
             SELECT at, kind, actor, entity_type, entity_id FROM (
                 SELECT c.created_at AS at, CASE WHEN c.granted THEN 'granted' ELSE 'revoked' END AS kind,
-                       NULL::uuid AS actor, c.entity_type, c.entity_id, c.id, 1 AS rank
+                       NULL::uuid AS actor, c.entity_type, c.entity_id, c.id, c.txid, 1 AS rank
                 FROM sync_access_changes c
                 WHERE c.user_id = \(userID) AND c.entity_type = \(entity.rawValue) AND c.entity_id = \(id)
                 UNION ALL
-                SELECT e.created_at, e.action, e.actor_id, e.entity_type, e.entity_id, e.id, 0
+                SELECT e.created_at, e.action, e.actor_id, e.entity_type, e.entity_id, e.id, e.txid, 0
                 FROM claim_events e
                 WHERE e.user_id = \(userID) AND e.entity_type = \(entity.rawValue) AND e.entity_id = \(id)
-                ORDER BY 1 DESC, 7 DESC, 6 DESC LIMIT \(unsafeSQL: limit)) newest
-            -- One transaction stamps one time: a claim event (the cause) before the access
-            -- record it wrote (the effect).
-            ORDER BY at, rank, id
+                ORDER BY 1 DESC, 6 DESC LIMIT \(unsafeSQL: limit)) newest
+            -- The events of one transaction stay together, in the order of its first one (a
+            -- claim event is stamped with the clock, an access record with the transaction's
+            -- start), the claim event (the cause) before the access record (the effect).
+            ORDER BY min(at) OVER (PARTITION BY txid), txid, rank, at, id
             """)
         return try rows.compactMap { row in
             guard let kind = AccessExplanation.Event.Kind(rawValue: try row.decode("kind")),
