@@ -14,7 +14,7 @@ import Synchronization
 /// row per device active in that window. Shutdown flushes what is left. What a crash loses
 /// is at most one interval of last-seen times and counters, which only the console reads.
 public final class DeviceActivity: Sendable {
-    /// The default flush period (DEVICE_ACTIVITY_FLUSH_SECONDS).
+    /// The flush period: at most six statements a minute per instance.
     public static let defaultInterval: Duration = .seconds(10)
     /// Bounds the memory of one interval: past this many devices, new ones wait for the next
     /// flush (the flush is triggered at once); known ones still update.
