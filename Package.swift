@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Server-rendered HTML: escapes < > & " ', no dependencies (the console's and the mail's templates).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // System libraries (apt: libpq-dev, libssl-dev, zlib1g-dev).
@@ -39,9 +41,15 @@ let package = Package(
         .target(name: "Store", dependencies: ["Postgres", "Domain", "Credentials"]),
         // HTTP routes and handlers; error → HTTP mapping.
         .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", logging]),
+        // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
+        // Templates and assets are compiled in (ConsoleAssets+Generated.swift, from console/).
+        .target(name: "Console", dependencies: [
+            "API", "HTTPServer", "HTTP1", "Postgres", "Store", "Domain", "Credentials", logging,
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", logging,
+            "API", "Console", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -53,6 +61,6 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
-        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["API", "Console", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]
 )
