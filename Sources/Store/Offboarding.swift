@@ -71,11 +71,11 @@ public struct Offboarding: Sendable {
                     input.set("owned_by", .uuid(listingsTo))
                     result.listingsOwned += 1
                 }
-                if listing.staff == user {
-                    // The new owner needs no staff assignment to themself.
+                // The new owner needs no staff assignment to themself (also when they were the staff).
+                if listing.staff == user || (listing.owner == user && listing.staff == listingsTo) {
                     input.set("assigned_staff", owner == listingsTo ? .null : .uuid(listingsTo))
-                    result.listingsStaffed += 1
                 }
+                if listing.staff == user { result.listingsStaffed += 1 }
                 _ = try listings.modify(connection, admin, id: listing.id, input: input, patch: true, check: .none)
             }
             return result
