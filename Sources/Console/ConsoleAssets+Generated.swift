@@ -67,6 +67,23 @@ public enum ConsoleAssets {
 </div>
 
 """#,
+        "devices": #"""
+<p><a href="/console/sync">← Sync health</a> · <a href="/console/people/{{personID}}">{{person}}</a></p>
+<h1>Sync health: {{person}}</h1>
+<div class="card">
+  {{#none}}<p>None of {{person}}'s devices has been seen.</p>{{/none}}
+  {{^none}}
+  <table>
+    <thead><tr><th scope="col">Device</th><th scope="col">Behind the head</th><th scope="col">Last seen</th><th scope="col">Last sync</th><th scope="col">Last push</th><th scope="col">Syncs / pushes</th><th scope="col">Resets (410)</th><th scope="col">Rejected</th><th scope="col">Conflicts</th><th scope="col">Claim conflicts</th></tr></thead>
+    <tbody>
+    {{#devices}}<tr><td>{{device}}</td><td><span class="badge {{lagState}}">{{lag}}</span></td><td>{{lastSeen}}</td><td>{{lastSync}}</td><td>{{lastPush}}</td>
+      <td>{{syncs}} / {{pushes}}</td><td>{{resets}}</td><td>{{rejected}}</td><td>{{conflicts}}</td><td>{{claimConflicts}}</td></tr>{{/devices}}
+    </tbody>
+  </table>
+  {{/none}}
+</div>
+
+"""#,
         "layout": #"""
 <!doctype html>
 <html lang="en">
@@ -361,23 +378,6 @@ public enum ConsoleAssets {
     </div>
     <button type="submit">Sign in</button>
   </form>
-</div>
-
-"""#,
-        "sync-person": #"""
-<p><a href="/console/sync">← Sync health</a> · <a href="/console/people/{{personID}}">{{person}}</a></p>
-<h1>Sync health: {{person}}</h1>
-<div class="card">
-  {{#none}}<p>None of {{person}}'s devices has been seen.</p>{{/none}}
-  {{^none}}
-  <table>
-    <thead><tr><th scope="col">Device</th><th scope="col">Behind the head</th><th scope="col">Last seen</th><th scope="col">Last sync</th><th scope="col">Last push</th><th scope="col">Syncs / pushes</th><th scope="col">Resets (410)</th><th scope="col">Rejected</th><th scope="col">Conflicts</th><th scope="col">Claim conflicts</th></tr></thead>
-    <tbody>
-    {{#devices}}<tr><td>{{device}}</td><td><span class="badge {{lagState}}">{{lag}}</span></td><td>{{lastSeen}}</td><td>{{lastSync}}</td><td>{{lastPush}}</td>
-      <td>{{syncs}} / {{pushes}}</td><td>{{resets}}</td><td>{{rejected}}</td><td>{{conflicts}}</td><td>{{claimConflicts}}</td></tr>{{/devices}}
-    </tbody>
-  </table>
-  {{/none}}
 </div>
 
 """#,

@@ -70,7 +70,7 @@ enum ConsoleSyncRoutes {
             }
             return row
         }
-        return ConsolePage(title: "Sync health: \(user.name)", section: "/console/sync", template: "sync-person", data: [
+        return ConsolePage(title: "Sync health: \(user.name)", section: "/console/sync", template: "devices", data: [
             "person": user.name, "personID": user.id.uuidString.lowercased(), "devices": rows, "none": rows.isEmpty,
         ])
     }
