@@ -92,6 +92,7 @@ public enum ConsoleAssets {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>{{title}} · Dispatch console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="{{css}}">
 <script type="module" src="{{js}}"></script>
 </head>

@@ -3,7 +3,7 @@ import HTTP1
 /// One page for the layout to wrap: which template renders `data`, under which title and
 /// navigation entry (`ConsoleNav`). Values in `data` are what Mustache reads: strings, numbers,
 /// booleans, arrays and `[String: Any]` dictionaries; every `{{value}}` is HTML-escaped.
-public struct ConsolePage: @unchecked Sendable {
+public struct ConsolePage {
     public var title: String
     /// The `ConsoleNav` path this page belongs to ("/console/people"), highlighted in the navigation.
     public var section: String
@@ -22,7 +22,7 @@ public struct ConsolePage: @unchecked Sendable {
 
 /// What a console form action answers: back to a page (Post/Redirect/Get, with a notice code
 /// the page shows, `ConsoleNotice`), or a page at once (a secret shown only this once).
-public enum ConsoleOutcome: Sendable {
+public enum ConsoleOutcome {
     case redirect(String)
     case page(ConsolePage)
 }

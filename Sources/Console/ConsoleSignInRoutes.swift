@@ -32,6 +32,8 @@ enum ConsoleSignInRoutes {
             try site.action(request, context) { viewer, _ in
                 try site.auth.sessions.revoke(sessionID: viewer.sessionID, reason: .logout)
                 site.auth.revokedSessions.insert([viewer.sessionID])
+                try site.record(viewer, action: "console.sign-out", targetType: "session",
+                                targetID: viewer.sessionID.uuidString.lowercased(), summary: "Signed out of the console")
                 return .redirect("/console/sign-in")
             }
         }
@@ -43,9 +45,12 @@ enum ConsoleSignInRoutes {
                        _ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
         do {
             let (user, sessionID) = try site.auth.startSession(email: email, password: password, request: request, context: context)
+            let device = "\(ConsoleDevice.describe(request.headers["User-Agent"])) at \(context.clientAddress)"
             guard user.isAdmin else {
                 try site.auth.sessions.revoke(sessionID: sessionID, reason: .logout)
                 site.auth.revokedSessions.insert([sessionID])
+                try site.audit.record(actorID: user.id, actorEmail: user.email, action: "console.refused", targetType: "session",
+                                      targetID: sessionID.uuidString.lowercased(), summary: "A realtor was refused the console (\(device))")
                 let refusal = ConsoleError.notAdmin(name: user.name)
                 return site.renderer.response(ConsoleSite.message(refusal.title, refusal.message, status: refusal.status,
                                                                         back: "/console/sign-in"), viewer: nil)
@@ -53,6 +58,8 @@ enum ConsoleSignInRoutes {
             let token = try SecureRandom.token()
             try site.sessions.create(tokenHash: SHA256.hex(token), sessionID: sessionID, csrfToken: try SecureRandom.token(),
                                      expiresAt: Date().addingTimeInterval(ConsoleSite.sessionLifetime))
+            try site.audit.record(actorID: user.id, actorEmail: user.email, action: "console.sign-in", targetType: "session",
+                                  targetID: sessionID.uuidString.lowercased(), summary: "Signed in to the console (\(device))")
             return site.redirect(ConsoleNav.home, setCookies: [
                 site.cookies.set(ConsoleCookies.session, token, maxAge: Int(ConsoleSite.sessionLifetime)),
                 site.cookies.clear(ConsoleCookies.signIn),

@@ -72,6 +72,7 @@ import Testing
         #expect(done.status == 303)
         let audit = ConsoleSession.text(try browser.get("/console/audit"))
         #expect(audit.contains("person.deactivate") && audit.contains("Deactivated rita@example.com"))
+        #expect(audit.contains("console.sign-in"))
     }
 
     @Test func realtorsAreRefusedAndTheirSessionEnded() throws {
@@ -84,6 +85,9 @@ import Testing
         #expect(ConsoleSession.text(refused).contains("the console is for administrators"))
         #expect(browser.cookies["dispatch_console"] == nil)
         #expect(try browser.get("/console/people").status == 303)
+        let auditor = ConsoleSession(app)
+        try auditor.signIn()
+        #expect(ConsoleSession.text(try auditor.get("/console/audit?action=console.refused")).contains("A realtor was refused the console"))
 
         // An admin demoted mid-session is refused on the next page and signed out of the console.
         let adminBrowser = ConsoleSession(app)
