@@ -18,8 +18,8 @@ public enum ConsoleAssets {
 {{#result}}
 <h2>Verdict</h2>
 <div class="card">
-  <p>{{#sees}}<span class="badge ok">sees it</span> {{person}} sees this <a href="{{link}}">{{noun}}</a>.{{/sees}}{{^sees}}<span class="badge bad">does not see it</span> {{person}} does not see this <a href="{{link}}">{{noun}}</a>: the API answers 404 to them.{{/sees}}</p>
-  {{#deactivated}}<p><span class="badge bad">deactivated</span> The account is deactivated: the API refuses every request of theirs.</p>{{/deactivated}}
+  <p>{{#sees}}<span class="badge ok">sees it</span> {{person}} sees this <a href="{{link}}">{{noun}}</a>.{{/sees}}{{^sees}}<span class="badge refused">does not see it</span> {{person}} does not see this <a href="{{link}}">{{noun}}</a>: the API answers 404 to them.{{/sees}}</p>
+  {{#deactivated}}<p><span class="badge refused">deactivated</span> The account is deactivated: the API refuses every request of theirs.</p>{{/deactivated}}
   {{#rowDeleted}}<p class="muted">The row is deleted; phones that see it keep its tombstone.</p>{{/rowDeleted}}
   <h3>The rule, clause by clause</h3>
   <ul>
@@ -438,7 +438,7 @@ public enum ConsoleAssets {
     {{^isListing}}
     <dt>Priority</dt><dd><span class="badge priority-{{priority}}">{{priority}}</span></dd>
     <dt>Claimed by</dt><dd>{{claimer}}</dd><dt>Declared by</dt><dd>{{declarer}}</dd><dt>Due</dt><dd>{{due}}</dd>
-    <dt>Listing</dt><dd>{{#listingID}}<a href="/console/work/listings/{{listingID}}">{{listingID}}</a>{{/listingID}}{{^listingID}}—{{/listingID}}</dd>
+    <dt>Listing</dt><dd>{{#hasListing}}<a href="/console/work/listings/{{listingID}}">{{listingID}}</a>{{/hasListing}}{{^hasListing}}—{{/hasListing}}</dd>
     <dt>Description</dt><dd>{{description}}</dd>
     {{/isListing}}
     <dt>Created</dt><dd>{{created}}</dd><dt>Changed</dt><dd>{{updated}} (version {{version}})</dd>
@@ -657,6 +657,8 @@ dialog::backdrop { background: rgb(0 0 0 / 40%); }
 .warn, .claim-other { color: var(--ink-orange); background: color-mix(in srgb, var(--orange) var(--tint), transparent); }
 .idle { color: var(--ink-gray); background: color-mix(in srgb, var(--gray) var(--tint), transparent); }
 .claim-mine { color: var(--ink-green); background: color-mix(in srgb, var(--green) var(--tint), transparent); }
+/* Red ink on the 14 % red tint is 4.46:1 in light mode (AA needs 4.5): a lighter tint for the refusal badge. */
+.refused { color: var(--ink-red); background: color-mix(in srgb, var(--red) 10%, transparent); }
 .status-draft, .status-closed { color: var(--ink-gray); } .status-active { color: var(--ink-green); } .status-pending { color: var(--ink-orange); }
 
 """#,

@@ -68,6 +68,8 @@ struct ConsoleRowView {
             out["claimer"] = name(row["claimed_by"])
             out["claimed"] = row["claimed_by"] is String
             out["listingID"] = row["listing_id"] as? String ?? ""
+            // Mustache treats an empty string as a value, so a section needs a real boolean.
+            out["hasListing"] = row["listing_id"] is String
         }
         return out
     }

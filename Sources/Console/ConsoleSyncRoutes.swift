@@ -64,7 +64,7 @@ enum ConsoleSyncRoutes {
             case .behind(let changes, let more, let since)?:
                 let age = since.map { " (oldest from \(ConsoleFormat.duration(Date().timeIntervalSince($0))) ago)" } ?? ""
                 (row["lag"], row["lagState"]) = ("\(changes)\(more ? "+" : "") changes waiting\(age)", "warn")
-            case .mustReset?: (row["lag"], row["lagState"]) = ("Must start over: its next sync answers 410", "bad")
+            case .mustReset?: (row["lag"], row["lagState"]) = ("Must start over: its next sync answers 410", "refused")
             case .unknown?: (row["lag"], row["lagState"]) = ("Unknown (cursor from another server version)", "warn")
             case nil: (row["lag"], row["lagState"]) = ("Never synced", "idle")
             }
