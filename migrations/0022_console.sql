@@ -30,6 +30,7 @@ CREATE TABLE console_audit (
     target_id   text        NOT NULL,
     summary     text        NOT NULL DEFAULT ''
 );
--- The list pages newest first by id (keyset), optionally for one actor or one action.
-CREATE INDEX console_audit_actor_idx  ON console_audit (actor_id, id);
+-- The list pages newest first by id (keyset), optionally for one actor (by e-mail, as the filter
+-- asks) or one action.
+CREATE INDEX console_audit_actor_idx  ON console_audit (lower(actor_email), id);
 CREATE INDEX console_audit_action_idx ON console_audit (action, id);

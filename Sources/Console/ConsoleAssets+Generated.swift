@@ -641,7 +641,7 @@ button.link { background: none; border: none; color: var(--ink-blue); padding: 0
 .field { margin-bottom: var(--s3); }
 .actions { display: flex; flex-wrap: wrap; gap: var(--s3); align-items: center; }
 .pager { display: flex; gap: var(--s3); margin-top: var(--s4); }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: var(--s2) var(--s6); margin: 0; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: var(--s2) var(--s6); margin: 0 0 var(--s4); }
 dl.facts dt { color: var(--text-2); font-size: 13px; } dl.facts dd { margin: 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: var(--s4); }
 .chart svg { width: 100%; height: 80px; display: block; }

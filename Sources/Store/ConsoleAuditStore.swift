@@ -49,11 +49,14 @@ public struct ConsoleAuditStore: Sendable {
 
     /// Up to `filter.limit` entries, newest first, plus whether more follow.
     public func list(_ filter: Filter) throws -> (entries: [Entry], more: Bool) {
+        // Only the conditions asked for, so each filter uses its index under generic plans too.
+        var conditions: [PostgresQuery] = ["TRUE"]
+        if let email = filter.actorEmail { conditions.append("lower(actor_email) = lower(\(email))") }
+        if let action = filter.action { conditions.append("action = \(action)") }
+        if let before = filter.before { conditions.append("id < \(before)") }
         let rows = try pool.query("""
             SELECT id, at, actor_id, actor_email, action, target_type, target_id, summary FROM console_audit
-            WHERE (\(filter.actorEmail)::text IS NULL OR lower(actor_email) = lower(\(filter.actorEmail)))
-              AND (\(filter.action)::text IS NULL OR action = \(filter.action))
-              AND (\(filter.before)::bigint IS NULL OR id < \(filter.before))
+            WHERE \(PostgresQuery.joined(conditions, separator: " AND "))
             ORDER BY id DESC LIMIT \(filter.limit + 1)
             """)
         let entries = try rows.map { row in
