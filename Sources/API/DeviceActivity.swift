@@ -52,11 +52,12 @@ public final class DeviceActivity: Sendable {
         update(principal) { _ in }
     }
 
-    /// A sync answered; `cursor` is the `next_since` the device now holds.
-    func synced(_ principal: Principal, cursor: SyncCursor) {
+    /// A sync answered; `cursor`, stamped with `epoch`, is the `next_since` the device now holds.
+    func synced(_ principal: Principal, cursor: SyncCursor, epoch: String) {
         update(principal) {
             $0.lastSync = $0.lastSeen
             $0.cursor = cursor
+            $0.cursorEpoch = epoch
             $0.syncs += 1
         }
     }
@@ -122,7 +123,9 @@ public final class DeviceActivity: Sendable {
     static func merged(_ older: DeviceHealthDelta, into newer: DeviceHealthDelta?) -> DeviceHealthDelta {
         guard var result = newer else { return older }
         result.firstSeen = min(result.firstSeen, older.firstSeen)
-        if result.lastSync == nil { (result.lastSync, result.cursor) = (older.lastSync, older.cursor) }
+        if result.lastSync == nil {
+            (result.lastSync, result.cursor, result.cursorEpoch) = (older.lastSync, older.cursor, older.cursorEpoch)
+        }
         result.lastPush = result.lastPush ?? older.lastPush
         result.lastReset = result.lastReset ?? older.lastReset
         result.syncs += older.syncs

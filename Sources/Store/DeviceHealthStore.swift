@@ -19,6 +19,8 @@ public struct DeviceHealthDelta: Sendable, Equatable {
     /// The `next_since` last handed to the device (encoded only when written: a flush, not
     /// every request, pays for it).
     public var cursor: SyncCursor?
+    /// The database epoch `cursor` was stamped with when it was sent (see `SyncCursor.encoded(epoch:)`).
+    public var cursorEpoch: String?
     public var syncs = 0
     public var pushes = 0
     public var resets = 0
@@ -80,7 +82,7 @@ public struct DeviceHealthStore: Sendable {
                                    \(batch.map(\.userID))::uuid[], \(batch.map(\.firstSeen))::timestamptz[],
                                    \(batch.map(\.lastSeen))::timestamptz[], \(batch.map(\.lastSync))::timestamptz[],
                                    \(batch.map(\.lastPush))::timestamptz[], \(batch.map(\.lastReset))::timestamptz[],
-                                   \(batch.map { $0.cursor?.encoded() })::text[], \(batch.map(\.syncs))::int8[], \(batch.map(\.pushes))::int8[],
+                                   \(batch.map { $0.cursor?.encoded(epoch: $0.cursorEpoch) })::text[], \(batch.map(\.syncs))::int8[], \(batch.map(\.pushes))::int8[],
                                    \(batch.map(\.resets))::int8[], \(batch.map(\.rejected))::int8[],
                                    \(batch.map(\.conflicts))::int8[], \(batch.map(\.claimConflicts))::int8[])
                  AS b(device_id, device_kind, user_id, first_seen_at, last_seen_at, last_sync_at, last_push_at, last_reset_at,
