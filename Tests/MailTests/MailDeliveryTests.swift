@@ -150,3 +150,29 @@ import Testing
         #expect(output.text.contains("\nmail_sent_total 1\n"))
     }
 }
+
+extension MailDeliveryTests {
+    /// While one sender holds rows mid-claim, another's claim skips them at once instead of
+    /// waiting or taking them too; once released (and claimed), they are not claimed again.
+    @Test func claimSkipsRowsAnotherSenderHolds() throws {
+        let world = try MailWorld()
+        for index in 0..<6 { try world.enqueue(to: "skip\(index)@example.com") }
+        let holder = try world.database.connect()
+        try holder.execute("BEGIN")
+        let held: [UUID] = try holder.query("SELECT id FROM mail_outbox ORDER BY created_at LIMIT 2 FOR UPDATE").map { try $0.decode("id") }
+        let queue = MailQueue(pool: world.database.pool)
+        let claimed = Mutex<[MailQueue.Claimed]?>(nil)
+        let thread = Thread { claimed.withLock { $0 = try? queue.claim(limit: 10, lease: .seconds(60)) } }
+        thread.start()
+        let answered = world.wait(timeout: .seconds(3)) { claimed.withLock { $0 } != nil }
+        try holder.execute("COMMIT")
+        #expect(answered, "claim waited for rows another sender holds")
+        #expect(world.wait { claimed.withLock { $0 } != nil })
+        let first = claimed.withLock { $0 } ?? []
+        #expect(first.count == 4)
+        #expect(Set(first.map(\.id)).isDisjoint(with: held))
+        let second = try queue.claim(limit: 10, lease: .seconds(60))
+        #expect(Set(second.map(\.id)) == Set(held))
+        #expect(try queue.claim(limit: 10, lease: .seconds(60)).isEmpty)
+    }
+}
