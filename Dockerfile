@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # Two stages: build dispatchd with the official Swift image, run it on slim Debian.
 # The Swift standard library and Foundation are linked statically, so the runtime image needs
-# only glibc, libstdc++, libpq, OpenSSL and zlib.
+# only glibc, libstdc++, libpq, OpenSSL and zlib, plus PostgreSQL's client tools for
+# `dispatchd backup` / `restore` (pg_dump must be at least the server's major version:
+# bookworm's postgresql-client is 15, like docker-compose.yml's postgres:15).
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -21,15 +23,16 @@ RUN swift build -c release --product dispatchd --static-swift-stdlib \
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       libpq5 libssl3 zlib1g libstdc++6 ca-certificates tzdata curl \
+       libpq5 libssl3 zlib1g libstdc++6 ca-certificates tzdata curl postgresql-client-15 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin dispatch
 WORKDIR /app
 COPY --from=build /out/dispatchd /usr/local/bin/dispatchd
 COPY migrations /app/migrations
 # DATA_DIR is only used without DATABASE_URL (embedded PostgreSQL is not in this image);
-# it still has to be writable for the generated secret fallback.
-RUN mkdir -p /app/data && chown dispatch:dispatch /app/data
+# it still has to be writable for the generated secret fallback. data/backups is BACKUP_DIR's
+# default (docker-compose.yml mounts a volume there).
+RUN mkdir -p /app/data/backups && chown -R dispatch:dispatch /app/data
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     MIGRATIONS_DIR=/app/migrations \

@@ -27,6 +27,8 @@ public struct APIApplication: Sendable {
     public let publishableKey: String?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
     public var mailSender: MailSender?
+    /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
+    public var backups: BackupStatus?
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
@@ -54,12 +56,15 @@ public struct APIApplication: Sendable {
     public func makeRouter() -> Router {
         var router = Router()
         router.group(auth: .anonymous) { open in
-            OperationsRoutes.register(on: &open, readiness: readiness)
-            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync, mail: mailSender)
+            OperationsRoutes.register(on: &open, readiness: readiness, backups: backups)
+            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync,
+                                   mail: mailSender, backups: backups)
             if let auth {
                 AuthRoutes.registerSignIn(on: &open, auth: auth)
                 AvatarRoutes.registerDownload(on: &open, auth: auth)
                 GoTrueRoutes.registerSignIn(on: &open, auth: auth)
+                GoTrueEmailRoutes.registerPublic(on: &open, auth: auth)
+                EmailAuthRoutes.registerPublic(on: &open, auth: auth)
                 StorageRoutes.registerPublic(on: &open, auth: auth)
             }
             // Users authenticate per channel (the join's access_token), not on the upgrade.
@@ -82,6 +87,8 @@ public struct APIApplication: Sendable {
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             RestWriteRoutes.register(on: &api, auth: auth)
             GoTrueRoutes.register(on: &api, auth: auth)
+            GoTrueEmailRoutes.registerAuthenticated(on: &api, auth: auth)
+            EmailAuthRoutes.register(on: &api, auth: auth)
             RestRPCRoutes.register(on: &api, auth: auth)
             StorageRoutes.register(on: &api, auth: auth)
         }

@@ -39,7 +39,9 @@ extension AuthRoutes {
             name = body.string("name", required: false).flatMap { UserRules.checkName($0, errors: &errors) }
             avatarHash = body.avatarHash(errors: &errors)
             password = body.string("password", required: false)
-            let current = body.string("current_password", required: password != nil)
+            // Required with `password`, except once in a session opened by a recovery or
+            // invitation mail: the route decides (`AuthService.resetPassword`).
+            let current = body.string("current_password", required: false)
             if let password { body.add(UserRules.checkPassword(password)) }
             errors.forEach { body.add($0) }
             try body.finish()
@@ -89,13 +91,13 @@ extension AuthRoutes {
         if auth.hasher.needsRehash(storedHash) {
             try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password), onlyIfCurrent: storedHash)
         }
-        let refreshToken = try SecureRandom.token()
-        let sessionID = try auth.sessions.create(
-            userID: user.id, refreshTokenHash: SHA256.hex(refreshToken),
-            expiresAt: Date().addingTimeInterval(TimeInterval(auth.refreshTokenTTL.components.seconds)),
-            userAgent: request.headers["User-Agent"].map { String($0.prefix(512)) }, clientAddress: address
-        )
-        return SignedIn(user: user, sessionID: sessionID, refreshToken: refreshToken)
+        return try auth.pool.withConnection { try auth.openSession(user, request, context, passwordResetFor: nil, on: $0) }
+    }
+
+    static func mailRateLimited(_ wait: Int) -> HTTPError {
+        HTTPError(status: .tooManyRequests, code: ErrorCode.emailRateLimited.rawValue,
+                  message: "For security purposes, a mail to this address can only be requested again after \(wait) seconds.",
+                  extraHeaders: ["Retry-After": String(wait)])
     }
 
     /// A new password revokes every other session: whoever knew the old one is signed out,

@@ -54,7 +54,13 @@ enum AuthRoutes {
                 return .response(try .json(JSONOutput.user(try rename(user, to: change.name, avatarHash: change.avatarHash, auth))))
             }
             return auth.passwordWork.respond(context) {
-                try changePassword(user, to: password, current: change.currentPassword, context, auth)
+                if change.currentPassword.isEmpty {
+                    guard try auth.resetPassword(user, to: password, context) else {
+                        throw JSONRequestBody.validationFailed([FieldError(field: "current_password", code: .required, message: "Is required.")])
+                    }
+                } else {
+                    try changePassword(user, to: password, current: change.currentPassword, context, auth)
+                }
                 return try .json(JSONOutput.user(try rename(user, to: change.name, avatarHash: change.avatarHash, auth)))
             }
         }

@@ -28,6 +28,9 @@ public final class AuthService: Sendable {
     public let passwordWork: PasswordWork
     /// Verified against for unknown emails so both failure paths cost one KDF run.
     let dummyPasswordHash: String
+    /// Sign-in codes and links, recovery, invitations and address changes (issue 25).
+    public let emailSettings: EmailAuthSettings
+    public let emailTokens: EmailTokenStore
     private let loginFailureCount = Atomic<Int>(0)
 
     /// Sign-ins refused with `invalid_credentials` since start (`auth_login_failures_total`).
@@ -46,6 +49,7 @@ public final class AuthService: Sendable {
                 throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(),
                 refreshReuseGrace: Duration = SessionStore.defaultReuseGrace,
                 kdfConcurrency: Int = PasswordWork.defaultConcurrency,
+                emailSettings: EmailAuthSettings? = nil,
                 logger: Logger = Logger(label: "auth")) throws {
         self.pool = pool
         users = UserStore(pool: pool)
@@ -61,6 +65,9 @@ public final class AuthService: Sendable {
         passwordWork = PasswordWork(concurrency: kdfConcurrency)
         revokedSessions = RevokedSessions(store: sessions, accessTokenTTL: accessTokenTTL, logger: logger)
         dummyPasswordHash = try hasher.hash(try SecureRandom.token())
+        let emailSettings = try emailSettings ?? EmailAuthSettings.standard()
+        self.emailSettings = emailSettings
+        emailTokens = EmailTokenStore(keys: EmailTokenKeys(serverSecret: jwtSecret), lifetime: emailSettings.tokenLifetime)
     }
 
     /// Starts the revocation poll; call before serving.

@@ -5,7 +5,8 @@ import Postgres
 /// `GET /metrics` in the Prometheus text format, unauthenticated like the other operations
 /// routes (contract §5): keep it off the public internet at the proxy.
 enum MetricsRoutes {
-    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?, sync: SyncService?, mail: MailSender? = nil) {
+    static func register(on router: inout Router, metrics: RequestMetrics, pool: PostgresPool?, auth: AuthService?, sync: SyncService?,
+                         mail: MailSender? = nil, backups: BackupStatus? = nil) {
         router.get("/metrics", runsOnEventLoop: true) { _, _ in
             var output = PrometheusText()
             metrics.write(to: &output)
@@ -39,6 +40,7 @@ enum MetricsRoutes {
                 output.sample("sync_idle_memory_answers_total", [], sync.idleAnswersFromMemory)
             }
             if let mail { MailMetrics.write(mail.counts, to: &output) }
+            backups?.writeMetrics(to: &output)
             return .response(HTTPResponse(status: .ok, headers: ["Content-Type": PrometheusText.contentType],
                                           body: Array(output.text.utf8)))
         }

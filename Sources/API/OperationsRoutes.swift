@@ -4,7 +4,8 @@ import HTTPServer
 
 /// Unauthenticated routes for load balancers and orchestrators (contract §5, "Operations").
 enum OperationsRoutes {
-    static func register(on router: inout Router, readiness: any ReadinessCheck) {
+    /// With `backups`, a ready answer also reports the last scheduled backup (`backup`).
+    static func register(on router: inout Router, readiness: any ReadinessCheck, backups: BackupStatus? = nil) {
         // Liveness: answers while the process can serve HTTP at all. No database access, so a
         // database outage never gets healthy instances restarted.
         router.get("/healthz", runsOnEventLoop: true) { _, _ in
@@ -16,7 +17,8 @@ enum OperationsRoutes {
         router.get("/readyz") { _, context in
             switch readiness.check() {
             case .ready:
-                return .response(try .json(["status": "ready"]))
+                guard let backups else { return .response(try .json(["status": "ready"])) }
+                return .response(try .json(ReadyWithBackup(status: "ready", backup: backups.report)))
             case .notReady(let reason):
                 context.logger.warning("not ready", metadata: ["reason": .string(reason)])
                 // 503 with Retry-After, like every transient failure.
@@ -25,4 +27,10 @@ enum OperationsRoutes {
             }
         }
     }
+}
+
+/// A ready `/readyz` answer with the scheduled backups' report.
+private struct ReadyWithBackup: Encodable {
+    var status: String
+    var backup: BackupStatus.Report
 }

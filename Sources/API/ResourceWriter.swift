@@ -26,6 +26,8 @@ struct ResourceWriter {
         case listing, task, activity, note, subtask
 
         var isClaimable: Bool { self == .task || self == .activity }
+        /// Rows with a `status`, whose soft delete is `status = deleted`.
+        var hasStatus: Bool { self == .listing || isClaimable }
 
         init?(_ resource: Resource) {
             switch resource {

@@ -19,7 +19,7 @@ enum SyncRoutes {
     static func register(on router: inout Router, auth: AuthService, sync: SyncService) {
         router.get("/v1/sync") { _, context in
             let principal = try AuthService.principal(context)
-            let parsed = Result { try parse(context.query) }
+            let parsed = Result { try parse(context.query, feed: sync.feed) }
             if case .success(let parameters) = parsed, parameters.wait > 0 { sync.ensureListening() }
             let viewer: Viewer, page: SyncPage, parameters: Parameters
             // An idle delta is answered from memory (caller included) when that is provably
@@ -39,7 +39,8 @@ enum SyncRoutes {
                     throw SyncService.mapped(error)
                 }
             }
-            guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page)) }
+            let epoch = try sync.feed.epoch.current().epoch
+            guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page, epoch: epoch)) }
             let completion = ResponseCompletion()
             let feed = sync.feed
             let request = parameters
@@ -48,10 +49,10 @@ enum SyncRoutes {
             // Requests asking the same question share one page read per wake-up, and those of
             // different users at the same cursor one shared read (SyncWaiters).
             let waiter = SyncWaiters.Waiter(viewer: viewer, cursor: request.cursor, limit: request.limit, seen: page.next.since,
-                                            deadline: deadline, completion: completion) { final in
+                                            deadline: deadline, epoch: epoch, completion: completion) { final in
                 do {
                     return SyncWaiters.Waiter.response(to: try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit),
-                                                       final: final)
+                                                       final: final, epoch: epoch)
                 } catch {
                     // No middleware sees a parked request's failure: log what it would.
                     if !(SyncService.mapped(error) is HTTPError) {
@@ -65,13 +66,14 @@ enum SyncRoutes {
         }
     }
 
-    static func parse(_ query: QueryParameters) throws -> Parameters {
+    static func parse(_ query: QueryParameters, feed: SyncFeed) throws -> Parameters {
         var parameters = Parameters(cursor: .initial, limit: SyncFeed.defaultLimit, wait: 0)
         if let since = query["since"], !since.isEmpty {
-            guard let cursor = SyncCursor(decoding: since) else {
-                throw SyncService.httpError(for: SyncFeedError.invalidCursor)
+            do {
+                parameters.cursor = try feed.cursor(decoding: since)
+            } catch {
+                throw SyncService.mapped(error)
             }
-            parameters.cursor = cursor
         }
         if let text = query["limit"] {
             guard let limit = Int(text), (1...SyncFeed.maxLimit).contains(limit) else {

@@ -101,9 +101,10 @@ public final class SyncService: Sendable {
         try feed.prune(keep: keep)
     }
 
-    static func render(_ page: SyncPage) -> HTTPResponse {
+    /// The page as sent, its cursors stamped with the database's epoch.
+    static func render(_ page: SyncPage, epoch: String) -> HTTPResponse {
         HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                     body: Array(page.json().utf8))
+                     body: Array(page.json(epoch: epoch).utf8))
     }
 
     /// `httpError(for:)` for the failures it knows; anything else (an `UnknownStoredValue`)
@@ -124,6 +125,10 @@ public final class SyncService: Sendable {
         case SyncFeedError.resyncRequired:
             return HTTPError(status: .gone, code: ErrorCode.resyncRequired.rawValue,
                              message: "This cursor is too old to be served; its history was pruned.",
+                             hint: "Drop local data and sync again without since.")
+        case SyncFeedError.epochChanged:
+            return HTTPError(status: .gone, code: ErrorCode.resyncRequired.rawValue,
+                             message: "This cursor was issued before the server's data was restored from a backup.",
                              hint: "Drop local data and sync again without since.")
         case let error as HTTPError:
             return error

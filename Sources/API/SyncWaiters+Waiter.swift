@@ -18,6 +18,8 @@ extension SyncWaiters {
         /// The limit and the encoded cursor: what is asked, whoever asks it (encoded once, at
         /// parking, rather than at every wake-up).
         let asked: String
+        /// The database epoch the answer's cursors carry (DatabaseEpoch).
+        let epoch: String
         /// Waiters with the same question (user, role, cursor, limit) share one answer.
         var question: Question { Question(viewer: viewer, asked: asked) }
         /// Waiters of *any* user with the same plain delta cursor and limit share one read
@@ -25,8 +27,9 @@ extension SyncWaiters {
         var sharedQuestion: String? { cursor.isPlainDelta ? asked : nil }
 
         init(viewer: Viewer, cursor: SyncCursor, limit: Int, seen: SyncSnapshot?, deadline: ContinuousClock.Instant,
-             completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> HTTPResponse?) {
+             epoch: String, completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> HTTPResponse?) {
             self.viewer = viewer
+            self.epoch = epoch
             self.cursor = cursor
             self.limit = limit
             self.seen = seen
@@ -38,8 +41,8 @@ extension SyncWaiters {
 
         /// What a parked request answers with `page`: nothing yet while it is empty, unless
         /// the deadline passed (`final`), when it answers whatever there is.
-        static func response(to page: SyncPage, final: Bool) -> HTTPResponse? {
-            !final && page.isEmpty && !page.hasMore ? nil : SyncService.render(page)
+        static func response(to page: SyncPage, final: Bool, epoch: String) -> HTTPResponse? {
+            !final && page.isEmpty && !page.hasMore ? nil : SyncService.render(page, epoch: epoch)
         }
     }
 

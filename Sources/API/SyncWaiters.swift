@@ -181,7 +181,7 @@ final class SyncWaiters: @unchecked Sendable {
                     left.withLock { $0.append(group) }
                     continue
                 }
-                if let response = Waiter.response(to: page, final: final) {
+                if let response = Waiter.response(to: page, final: final, epoch: asked.epoch) {
                     answer(group, with: response, final: final)
                 } else {
                     locked { checkCount += group.count }

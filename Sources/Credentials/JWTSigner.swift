@@ -45,17 +45,5 @@ public struct JWTSigner: Sendable {
         return claims
     }
 
-    private func mac(_ data: [UInt8]) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        key.withUnsafeBufferPointer { keyBuffer in
-            data.withUnsafeBufferPointer { dataBuffer in
-                output.withUnsafeMutableBufferPointer { out in
-                    _ = HMAC(EVP_sha256(), keyBuffer.baseAddress, Int32(keyBuffer.count),
-                             dataBuffer.baseAddress, dataBuffer.count, out.baseAddress, &length)
-                }
-            }
-        }
-        return Array(output.prefix(Int(length)))
-    }
+    private func mac(_ data: [UInt8]) -> [UInt8] { HMACSHA256.mac(key: key, data) }
 }

@@ -56,17 +56,6 @@ public enum TokenSealer {
 
     /// HMAC-SHA256(predecessor, label): 32 bytes, an AES-256 key.
     static func key(for predecessor: String) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let secret = Array(predecessor.utf8)
-        secret.withUnsafeBufferPointer { secretBuffer in
-            keyLabel.withUnsafeBufferPointer { label in
-                output.withUnsafeMutableBufferPointer { out in
-                    _ = HMAC(EVP_sha256(), secretBuffer.baseAddress, Int32(secretBuffer.count),
-                             label.baseAddress, label.count, out.baseAddress, &length)
-                }
-            }
-        }
-        return Array(output.prefix(32))
+        Array(HMACSHA256.mac(key: Array(predecessor.utf8), keyLabel).prefix(32))
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// the same token on every request pays for base64, JSON and HMAC once, not per request.
 ///
 /// Why: on `GET /v1/tasks/{id}` token verification was about half of dispatchd's own CPU per
-/// request (perf, README "Cost per request"). What stays per request: the expiry check (a
+/// request (perf; docs/explanations/decisions.md "Performance"). What stays per request: the expiry check (a
 /// cached token still expires at its `exp`) and everything the caller does with the claims
 /// (the revocation set, the account lookup).
 ///

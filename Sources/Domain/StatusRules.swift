@@ -2,25 +2,37 @@
 ///
 /// Decisions: any move between the live statuses is allowed (a completed task can be reopened,
 /// a closed listing relisted, a pending sale fall through). `deleted` is entered only through
-/// `DELETE` (so the delete permission applies) and is terminal: a deleted row can be read and
-/// deleted again, nothing else.
+/// the delete operation, so the delete permission applies (`/rest/v1` turns a write of
+/// `status: deleted` into that operation). A deleted row is left only by a restore: a write
+/// that names a live status, allowed to whoever may delete the row (undoing a delete takes the
+/// delete's permission); any other change to a deleted row is refused.
 public enum StatusRules {
     public enum Verdict: Sendable, Equatable {
         case allowed
         /// Setting `deleted` through an update; use DELETE.
         case useDelete
-        /// The row is deleted; it cannot change any more.
+        /// The row is deleted and the write names no live status: it cannot change.
         case rowDeleted
+        /// A deleted row gets a live status back (the store checks the delete permission,
+        /// clears `deleted_at` and records the change).
+        case restore
     }
 
     public static func update(from old: WorkItemStatus, to new: WorkItemStatus) -> Verdict {
-        if old == .deleted { return .rowDeleted }
-        return new == .deleted ? .useDelete : .allowed
+        verdict(oldDeleted: old == .deleted, newDeleted: new == .deleted)
     }
 
     public static func update(from old: ListingStatus, to new: ListingStatus) -> Verdict {
-        if old == .deleted { return .rowDeleted }
-        return new == .deleted ? .useDelete : .allowed
+        verdict(oldDeleted: old == .deleted, newDeleted: new == .deleted)
+    }
+
+    private static func verdict(oldDeleted: Bool, newDeleted: Bool) -> Verdict {
+        switch (oldDeleted, newDeleted) {
+        case (true, true): .rowDeleted
+        case (true, false): .restore
+        case (false, true): .useDelete
+        case (false, false): .allowed
+        }
     }
 
     /// Whether `completed_at` is set after a change to `new` (leaving `completed` clears it).

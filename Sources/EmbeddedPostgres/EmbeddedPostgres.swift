@@ -42,15 +42,7 @@ public final class EmbeddedPostgres: Sendable {
     /// Initializes the data directory if needed and starts the server; returns once it
     /// accepts connections. Adopts a server already running on this data directory.
     public func start() throws {
-        let owner = try ServerUser(osUser: configuration.osUser)
-        try owner.prepareDirectory(configuration.dataDirectory)
-        try owner.prepareDirectory(socketDirectory)
-        if !FileManager.default.fileExists(atPath: configuration.dataDirectory + "/PG_VERSION") {
-            logger.info("initializing PostgreSQL cluster", metadata: ["data": "\(configuration.dataDirectory)"])
-            try run(owner, binaries.initdb, [
-                "-D", configuration.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C",
-            ], action: "initdb")
-        }
+        let owner = try prepared()
         if isRunning {
             logger.info("PostgreSQL already running", metadata: ["data": "\(configuration.dataDirectory)"])
             return
@@ -63,11 +55,40 @@ public final class EmbeddedPostgres: Sendable {
         logger.info("PostgreSQL started", metadata: ["socket": "\(socketDirectory)", "port": "\(configuration.port)"])
     }
 
+    /// Prepares the directories and runs initdb when the data directory has no cluster yet
+    /// (`start` does this too); for work on a cluster that never ran (`setNextTransactionID`).
+    public func initialize() throws {
+        _ = try prepared()
+    }
+
+    private func prepared() throws -> ServerUser {
+        let owner = try ServerUser(osUser: configuration.osUser)
+        try owner.prepareDirectory(configuration.dataDirectory)
+        try owner.prepareDirectory(socketDirectory)
+        if !FileManager.default.fileExists(atPath: configuration.dataDirectory + "/PG_VERSION") {
+            logger.info("initializing PostgreSQL cluster", metadata: ["data": "\(configuration.dataDirectory)"])
+            try run(owner, binaries.initdb, [
+                "-D", configuration.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C",
+            ], action: "initdb")
+        }
+        return owner
+    }
+
     /// Fast shutdown: disconnects clients, rolls back open transactions, waits for exit.
     public func stop() throws {
         guard isRunning else { return }
         let owner = try ServerUser(osUser: configuration.osUser)
         try run(owner, binaries.pgCtl, ["-w", "-t", "60", "-D", configuration.dataDirectory, "-m", "fast", "stop"], action: "pg_ctl stop")
+    }
+
+    /// `pg_resetwal -x`: the cluster's next transaction id (server stopped). Restore tests use
+    /// it to put a new cluster's counter below or above the one a backup came from.
+    public func setNextTransactionID(_ xid: UInt64) throws {
+        guard !isRunning else {
+            throw EmbeddedPostgresError(kind: .invalidArgument, message: "pg_resetwal needs the server stopped")
+        }
+        let owner = try ServerUser(osUser: configuration.osUser)
+        try run(owner, binaries.directory + "/pg_resetwal", ["-x", String(xid), configuration.dataDirectory], action: "pg_resetwal")
     }
 
     public var isRunning: Bool {

@@ -36,6 +36,16 @@ public struct PostgresBinaries: Sendable, Equatable {
             message: "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in /usr/lib/postgresql/*/bin, $PATH or pg_config --bindir; install postgresql: apt-get install -y postgresql")
     }
 
+    /// A client program (pg_dump, pg_restore) for a server of major version `serverMajor`:
+    /// Debian's directory of that major version first, then the highest installed one, then
+    /// `$PATH`. pg_dump refuses servers newer than itself, so the caller checks the version.
+    public static func clientProgram(_ name: String, serverMajor: Int? = nil) -> String? {
+        let exact = serverMajor.map { ["/usr/lib/postgresql/\($0)/bin"] } ?? []
+        return (exact + debianDirectories() + pathDirectories())
+            .map { $0 + "/" + name }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     private static func isComplete(_ directory: String) -> Bool {
         ["initdb", "pg_ctl", "postgres"].allSatisfy { FileManager.default.isExecutableFile(atPath: directory + "/" + $0) }
     }

@@ -5,15 +5,18 @@ import Foundation
 ///
 /// Uses posix_spawn + waitpid directly: Foundation's Process did not reliably reap children
 /// when waited on from test threads (observed hangs with a zombie runuser).
-enum ProcessRunner {
-    struct Result {
-        let status: Int32
-        let output: String
+public enum ProcessRunner {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: String
     }
 
     /// Output goes to a temporary file rather than a pipe: `pg_ctl start` leaves a server
     /// running, and a pipe inherited by it would never reach end-of-file.
-    static func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil) throws -> Result {
+    /// `environment` adds to (or overrides in) this process's environment for the child only:
+    /// secrets such as PGPASSWORD go there, never on a command line `ps` shows.
+    public static func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
+                           environment: [String: String] = [:]) throws -> Result {
         let outputPath = NSTemporaryDirectory() + "/embedded-pg-\(UUID().uuidString).log"
         let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard outputDescriptor >= 0 else {
@@ -36,7 +39,16 @@ enum ProcessRunner {
         let argv = ([program] + programArguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawnError = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        let spawnError: Int32
+        if environment.isEmpty {
+            spawnError = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        } else {
+            var merged = ProcessInfo.processInfo.environment
+            merged.merge(environment) { $1 }
+            let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { envp.forEach { free($0) } }
+            spawnError = posix_spawn(&pid, program, &actions, nil, argv, envp)
+        }
         guard spawnError == 0 else {
             throw EmbeddedPostgresError(kind: .commandFailed, message: "cannot start \(executable): errno \(spawnError)")
         }

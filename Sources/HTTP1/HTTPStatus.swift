@@ -11,6 +11,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let created = HTTPStatus(code: 201, reason: "Created")
     public static let accepted = HTTPStatus(code: 202, reason: "Accepted")
     public static let noContent = HTTPStatus(code: 204, reason: "No Content")
+    /// The answer of a verification link opened in a browser (`GET /auth/v1/verify`).
+    public static let seeOther = HTTPStatus(code: 303, reason: "See Other")
     public static let notModified = HTTPStatus(code: 304, reason: "Not Modified")
     public static let badRequest = HTTPStatus(code: 400, reason: "Bad Request")
     public static let unauthorized = HTTPStatus(code: 401, reason: "Unauthorized")

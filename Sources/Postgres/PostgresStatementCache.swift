@@ -3,8 +3,8 @@
 ///
 /// Why: an unnamed statement (PQexecParams) is parsed, analysed and planned on every call.
 /// For the visibility-filtered reads that planning was most of PostgreSQL's work — inlining
-/// `dispatch_json` alone re-parses its SQL body each time (bench/resources, README
-/// "Cost per request"). A named statement is parsed once per session and, after a few
+/// `dispatch_json` alone re-parses its SQL body each time (bench/resources,
+/// docs/explanations/decisions.md "Performance"). A named statement is parsed once per session and, after a few
 /// executions, PostgreSQL may keep one generic plan for it.
 ///
 /// Pure bookkeeping, no I/O: the connection prepares, executes and deallocates. Names are

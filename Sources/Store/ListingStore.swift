@@ -107,9 +107,14 @@ public struct ListingStore: WritableRowStore {
         guard current.mayUpdate else { throw DomainError.forbidden("Only the listing's owner or assigned staff may change it.") }
         guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = try Self.status(input, patch: patch) ?? current.status
-        switch StatusRules.update(from: current.status, to: newStatus) {
+        let verdict = StatusRules.update(from: current.status, to: newStatus)
+        switch verdict {
         case .rowDeleted: throw DomainError.deleted("listing")
         case .useDelete: throw DomainError.validation([ListingInput.useDelete])
+        case .restore:
+            // Only a write that names the status restores (a replace leaving it out does not).
+            guard input.provides("status") else { throw DomainError.deleted("listing") }
+            guard current.mayManage else { throw DomainError.forbidden("Only the listing's owner may restore it.") }
         case .allowed: break
         }
         if !patch {
@@ -135,6 +140,7 @@ public struct ListingStore: WritableRowStore {
         if newStatus != current.status, let stamp = StatusRules.stampedColumn(enteringListingStatus: newStatus) {
             sets.append("\(unsafeSQL: stamp) = now()")
         }
+        if verdict == .restore { sets.append("deleted_at = NULL") }
         guard !sets.isEmpty else { return try get(connection, id) }
         let rows = try connection.query(ResourceWriteSQL.update(resource.description, alias: "l", id: id, sets: sets))
         guard let row = rows.first else { throw DomainError.notFound("listing") }

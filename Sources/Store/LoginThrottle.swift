@@ -6,10 +6,14 @@ import Postgres
 /// the limit).
 ///
 /// Three limits, each over a sliding `window`, chosen so that nobody can lock out people they
-/// do not share an address with (README "Sign-in throttling" has the reasoning):
+/// do not share an address with (docs/explanations/decisions.md, "Sign-in throttling", has the reasoning):
 /// - per (account, client address): a client guessing one account stops after a few tries;
 ///   the same account signs in fine from every other client.
-/// - per client address, across accounts: stops one client spraying many accounts.
+/// - per client address, across accounts: stops one client spraying many accounts. It does
+///   not apply to an account that has signed in from that address during the last
+///   `knownAddressDays`: an office behind one NAT address is the normal case, and one person's
+///   spray must not lock their colleagues out (issue 25). The sprayer still meets the
+///   per-(account, address) limit on every account it tries.
 /// - per account, across addresses (looser): caps a distributed guess at one account. It
 ///   does not apply to addresses the account has signed in from during the last
 ///   `knownAddressDays`, so the targeted user still gets in from their usual network.
@@ -49,19 +53,24 @@ public struct LoginThrottle: Sendable {
                 SELECT email, client_address, attempted_at FROM login_attempts
                 WHERE NOT succeeded AND attempted_at > now() - make_interval(secs => \(windowSeconds))
                   AND (email = lower(\(email)) OR client_address = \(clientAddress))
+            ), known_address AS (
+                -- The account signed in from this address lately: neither the address-wide nor
+                -- the account-wide limit applies to it (only the per-pair one does).
+                SELECT EXISTS (
+                    SELECT 1 FROM auth_sessions s JOIN users u ON u.id = s.user_id
+                    WHERE lower(u.email) = lower(\(email)) AND s.client_address = \(clientAddress)
+                      AND s.created_at > now() - make_interval(secs => \(Int64(limits.knownAddressDays) * 86_400))
+                ) AS known
             ), by_pair AS (
                 SELECT attempted_at FROM recent WHERE email = lower(\(email)) AND client_address = \(clientAddress)
                 ORDER BY attempted_at DESC OFFSET \(limits.failuresPerAccountAndAddress - 1) LIMIT 1
             ), by_address AS (
                 SELECT attempted_at FROM recent WHERE client_address = \(clientAddress)
+                  AND NOT (SELECT known FROM known_address)
                 ORDER BY attempted_at DESC OFFSET \(limits.failuresPerAddress - 1) LIMIT 1
             ), by_account AS (
                 SELECT attempted_at FROM recent WHERE email = lower(\(email))
-                  AND NOT EXISTS (
-                    SELECT 1 FROM auth_sessions s JOIN users u ON u.id = s.user_id
-                    WHERE lower(u.email) = lower(\(email)) AND s.client_address = \(clientAddress)
-                      AND s.created_at > now() - make_interval(secs => \(Int64(limits.knownAddressDays) * 86_400))
-                  )
+                  AND NOT (SELECT known FROM known_address)
                 ORDER BY attempted_at DESC OFFSET \(limits.failuresPerAccount - 1) LIMIT 1
             )
             SELECT ceil(extract(epoch FROM max(attempted_at) + make_interval(secs => \(windowSeconds)) - now()))::bigint AS wait

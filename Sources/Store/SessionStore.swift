@@ -23,13 +23,42 @@ public struct SessionStore: Sendable {
 
     public func create(userID: UUID, refreshTokenHash: String, expiresAt: Date,
                        userAgent: String?, clientAddress: String?) throws -> UUID {
-        let rows = try pool.query("""
-            INSERT INTO auth_sessions (user_id, refresh_token_hash, expires_at, user_agent, client_address)
-            VALUES (\(userID), \(refreshTokenHash), \(expiresAt), \(userAgent as String?), \(clientAddress as String?))
+        try pool.withConnection {
+            try Self.create(userID: userID, refreshTokenHash: refreshTokenHash, expiresAt: expiresAt, userAgent: userAgent,
+                            clientAddress: clientAddress, passwordResetFor: nil, on: $0)
+        }
+    }
+
+    /// `create` inside the caller's transaction. `passwordResetFor`: a session opened by a
+    /// recovery or invitation mail may set a password once without the current one, for this long.
+    public static func create(userID: UUID, refreshTokenHash: String, expiresAt: Date, userAgent: String?,
+                              clientAddress: String?, passwordResetFor: Duration?,
+                              on connection: PostgresConnection) throws -> UUID {
+        let resetSeconds = passwordResetFor.map { $0.components.seconds }
+        let rows = try connection.query("""
+            INSERT INTO auth_sessions (user_id, refresh_token_hash, expires_at, user_agent, client_address, password_reset_until)
+            VALUES (\(userID), \(refreshTokenHash), \(expiresAt), \(userAgent as String?), \(clientAddress as String?),
+                    now() + make_interval(secs => \(resetSeconds as Int64?)))
             RETURNING id
             """)
         guard let row = rows.first else { throw DomainError.internalError }
         return try row.decode("id")
+    }
+
+    /// Spends the session's one password change without `current_password` (recovery,
+    /// invitation): true at most once, and only before it runs out.
+    public static func spendPasswordReset(sessionID: UUID, on connection: PostgresConnection) throws -> Bool {
+        try connection.execute("""
+            UPDATE auth_sessions SET password_reset_until = NULL
+            WHERE id = \(sessionID) AND revoked_at IS NULL AND password_reset_until > now()
+            """) == 1
+    }
+
+    /// Whether the session may still set a password without the current one (read only).
+    public func mayResetPassword(sessionID: UUID) throws -> Bool {
+        try pool.query("""
+            SELECT 1 AS one FROM auth_sessions WHERE id = \(sessionID) AND revoked_at IS NULL AND password_reset_until > now()
+            """).first != nil
     }
 
     public func revoke(sessionID: UUID, reason: RevocationReason) throws {
@@ -44,8 +73,8 @@ public struct SessionStore: Sendable {
         try pool.withConnection { try Self.revokeAll(userID: userID, except: keep, reason: reason, on: $0) }
     }
 
-    static func revokeAll(userID: UUID, except keep: UUID?, reason: RevocationReason,
-                          on connection: PostgresConnection) throws -> [UUID] {
+    public static func revokeAll(userID: UUID, except keep: UUID?, reason: RevocationReason,
+                                 on connection: PostgresConnection) throws -> [UUID] {
         try connection.query("""
             UPDATE auth_sessions SET revoked_at = now(), revoked_reason = \(reason.rawValue)
             WHERE user_id = \(userID) AND revoked_at IS NULL AND (\(keep as UUID?)::uuid IS NULL OR id <> \(keep as UUID?))

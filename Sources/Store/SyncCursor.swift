@@ -12,6 +12,10 @@ import Foundation
 /// - Mid-chain only (`has_more` was true): `st`/`tx`/`id`, the position of the last row handed
 ///   out (stage, its txid, its id), and `cs`, the snapshot of the chain's first page, which
 ///   becomes `s` of the `next_since` that ends the chain.
+/// - `ep`: the database epoch the cursor was issued in (DatabaseEpoch, migrations/0023). It is
+///   not part of the value: it is written when a cursor leaves the server (`encoded(epoch:)`)
+///   and checked when one comes back (`SyncFeed.cursor(decoding:)`), so a cursor from before a
+///   restore answers 410 instead of naming transactions of another cluster.
 public struct SyncCursor: Sendable, Equatable {
     public struct Position: Sendable, Equatable {
         public var stage: SyncStage
@@ -54,10 +58,13 @@ public struct SyncCursor: Sendable, Equatable {
         var tx: String?
         var id: String?
         var cs: String?
+        var ep: String?
     }
 
-    public func encoded() -> String {
-        var wire = Wire(v: Self.version, s: since?.text, hz: String(horizon))
+    /// The text handed to clients, stamped with `epoch`. Without one (nil) the text is only fit
+    /// for comparing cursors inside this process (it is refused after any restore).
+    public func encoded(epoch: String? = nil) -> String {
+        var wire = Wire(v: Self.version, s: since?.text, hz: String(horizon), ep: epoch)
         if let position {
             wire.st = position.stage.rawValue
             wire.tx = String(position.txid)
@@ -68,14 +75,27 @@ public struct SyncCursor: Sendable, Equatable {
     }
 
     /// Parses a client's cursor; nil when it is not one this server wrote (bad base64, JSON,
-    /// version or fields).
+    /// version or fields). The epoch is not checked: see `SyncFeed.cursor(decoding:)`.
     public init?(decoding text: String) {
+        guard let (cursor, _) = Self.decodedWithEpoch(text) else { return nil }
+        self = cursor
+    }
+
+    /// The cursor and the epoch it carries (nil: issued before cursors carried one).
+    public static func decodedWithEpoch(_ text: String) -> (SyncCursor, String?)? {
+        guard let wire = wire(text), let cursor = SyncCursor(wire: wire) else { return nil }
+        return (cursor, wire.ep)
+    }
+
+    private static func wire(_ text: String) -> Wire? {
         guard !text.isEmpty, text.utf8.count <= Self.maxEncodedLength,
               text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { return nil }
-        guard let wire = OpaqueToken.decode(Wire.self, from: text),
-              wire.v == Self.version, let horizon = UInt64(wire.hz)
-        else { return nil }
+        return OpaqueToken.decode(Wire.self, from: text)
+    }
+
+    private init?(wire: Wire) {
+        guard wire.v == Self.version, let horizon = UInt64(wire.hz) else { return nil }
         if let s = wire.s {
             guard let snapshot = SyncSnapshot(text: s) else { return nil }
             since = snapshot

@@ -62,7 +62,7 @@ extension SyncFeed {
                 }
                 // Prepared: its text is the same for every read (snapshots and viewers are
                 // bound), and after five reads PostgreSQL keeps a generic plan instead of planning
-                // this large statement every time (README "### Realtime").
+                // this large statement every time (docs/performance.md "Realtime").
                 let rows = try connection.queryPrepared(name: "sync_shared_rows", query.rows(realtors: Array(realtors), cap: Self.maxSharedRows + 1))
                     .map(SharedRow.init)
                 guard rows.count <= Self.maxSharedRows else { return [:] }

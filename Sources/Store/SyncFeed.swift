@@ -53,10 +53,26 @@ public struct SyncFeed: Sendable {
 
     public let pool: PostgresPool
     public let maxPageBytes: Int
+    /// The epoch every cursor handed out carries and every cursor taken back must carry.
+    public let epoch: DatabaseEpoch
 
     public init(pool: PostgresPool, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes) {
         self.pool = pool
         self.maxPageBytes = max(maxPageBytes, Self.minimumMaxPageBytes)
+        epoch = DatabaseEpoch(pool: pool)
+    }
+
+    /// A client's cursor: `invalidCursor` when this server cannot have written it,
+    /// `epochChanged` when it was issued before the data was restored (DatabaseEpoch).
+    public func cursor(decoding text: String) throws -> SyncCursor {
+        guard let (cursor, epoch) = SyncCursor.decodedWithEpoch(text) else { throw SyncFeedError.invalidCursor }
+        guard try self.epoch.accepts(epoch) else { throw SyncFeedError.epochChanged }
+        return cursor
+    }
+
+    /// `cursor` as handed to clients, stamped with the current epoch.
+    public func encoded(_ cursor: SyncCursor) throws -> String {
+        cursor.encoded(epoch: try epoch.current().epoch)
     }
 
     /// One page for `viewer` from `cursor`, with at most `limit` rows and removals in total

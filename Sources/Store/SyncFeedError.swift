@@ -4,4 +4,6 @@ public enum SyncFeedError: Error, Sendable, Equatable {
     case invalidCursor
     /// The history the cursor needs was pruned: the client must start over without `since`.
     case resyncRequired
+    /// The cursor was issued in another epoch (before a restore): the client must start over.
+    case epochChanged
 }

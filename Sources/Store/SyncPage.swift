@@ -37,8 +37,8 @@ public struct SyncPage: Sendable {
     public var isEmpty: Bool { removed.isEmpty && rows.values.allSatisfy(\.isEmpty) }
 
     /// The response body. Rows are already JSON, so they are spliced, not re-encoded.
-    public func json() -> String {
-        var out = "{\"next_since\":\"\(next.encoded())\",\"has_more\":\(hasMore)"
+    public func json(epoch: String) -> String {
+        var out = "{\"next_since\":\"\(next.encoded(epoch: epoch))\",\"has_more\":\(hasMore)"
         for stage in SyncStage.allCases where stage != .removed {
             out += ",\"\(stage.key)\":[" + (rows[stage] ?? []).joined(separator: ",") + "]"
         }

@@ -11,6 +11,9 @@ public struct SyncSnapshot: Sendable, Equatable {
     /// text is refused and SyncFeed widens the snapshot to `xmin:xmin:` instead (more
     /// repeats, never a miss: it claims less was seen than really was).
     static let maxRunning = 200
+    /// `pg_snapshot` input refuses ids beyond this (a full transaction id is a signed 64-bit
+    /// number there), though `xid8` takes any unsigned one.
+    static let maxTransactionID = UInt64(Int64.max)
 
     public init(xmin: UInt64, xmax: UInt64, running: [UInt64]) {
         self.xmin = xmin
@@ -19,11 +22,12 @@ public struct SyncSnapshot: Sendable, Equatable {
     }
 
     /// Accepts exactly what PostgreSQL's `pg_snapshot` input accepts and writes (xmin ≥ 1,
-    /// xmin ≤ xmax, running ids in [xmin, xmax) in ascending order), so a forged cursor is
-    /// refused here rather than failing in SQL as a data exception.
+    /// xmin ≤ xmax ≤ 2^63 − 1, running ids in [xmin, xmax) in ascending order), so a forged
+    /// cursor is refused here rather than failing in SQL as a data exception (a 422).
     public init?(text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmin >= 1, xmin <= xmax
+        guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmin >= 1, xmin <= xmax,
+              xmax <= Self.maxTransactionID
         else { return nil }
         var running: [UInt64] = []
         if !parts[2].isEmpty {

@@ -48,8 +48,7 @@ public struct UserStore: Sendable {
                 return user
             }
         } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw DomainError(.conflict, .emailTaken, "A user with this email already exists.",
-                              details: ["field": .string("email")])
+            throw Self.emailTaken
         }
     }
 
@@ -78,10 +77,7 @@ public struct UserStore: Sendable {
         if let current {
             try pool.execute("UPDATE user_passwords SET hash = \(hash), changed_at = now() WHERE user_id = \(userID) AND hash = \(current)")
         } else {
-            try pool.execute("""
-                INSERT INTO user_passwords (user_id, hash) VALUES (\(userID), \(hash))
-                ON CONFLICT (user_id) DO UPDATE SET hash = EXCLUDED.hash, changed_at = now()
-                """)
+            try pool.withConnection { try Self.setPasswordHash(userID: userID, hash: hash, on: $0) }
         }
     }
 

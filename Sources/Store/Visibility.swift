@@ -61,7 +61,7 @@ public enum Visibility {
     /// walked the whole table (221 ms at 100k tasks for a realtor with none). The ARRAY is an
     /// InitPlan computed once, and `= ANY` is an index condition, so the planner can BitmapOr
     /// the declared_by, claimed_by and listing_id indexes (0.1 ms), and still walks the
-    /// updated_at index for busy callers (bench/explain; README "Performance").
+    /// updated_at index for busy callers (bench/explain; docs/performance.md).
     public static func workItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
         return workItem(alias, subject: .user(viewer.userID))
@@ -79,7 +79,7 @@ public enum Visibility {
     /// `workItem` for a statement that walks many rows (the list pages): the same rule, with
     /// the listing test written twice. `listing_id IN (SELECT …)` is a hashed SubPlan, one
     /// hash probe per row where `= ANY (ARRAY(…))` searched the array linearly (181 listings ×
-    /// ~440 rows walked for the busiest seeded realtor's page; README "Cost per request"). The
+    /// ~440 rows walked for the busiest seeded realtor's page; docs/performance.md). The
     /// `= ANY` stays, ANDed after it, so the planner can still BitmapOr the declared_by,
     /// claimed_by and listing_id indexes for a caller who sees few rows (an AND arm of an OR
     /// may use any of its indexable conjuncts); on a row that passes the hash it costs one

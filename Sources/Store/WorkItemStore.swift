@@ -133,7 +133,17 @@ public struct WorkItemStore: WritableRowStore {
         let current = try lock(connection, viewer, id: id)
         guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = try status(input, patch: patch) ?? current.status
-        if StatusRules.update(from: current.status, to: newStatus) == .rowDeleted { throw DomainError.deleted(kind.rawValue) }
+        let verdict = StatusRules.update(from: current.status, to: newStatus)
+        switch verdict {
+        case .rowDeleted: throw DomainError.deleted(kind.rawValue)
+        case .restore:
+            // Only a write that names the status restores (a replace leaving it out does not).
+            guard input.provides("status") else { throw DomainError.deleted(kind.rawValue) }
+            guard current.mayDelete else {
+                throw DomainError.forbidden("Only the \(kind.rawValue)'s declarer or its listing's owner may restore it.")
+            }
+        case .allowed, .useDelete: break // `use_delete` is the input check's field error, below.
+        }
         var errors = input.check(complete: !patch, currentClaimer: current.claimedBy)
         if let listingID = input.value(named: "listing_id", patch: patch)?.uuid, listingID != current.listingID,
            let error = try ResourceSQL.checkListing(listingID, viewer, on: connection) {
@@ -144,6 +154,7 @@ public struct WorkItemStore: WritableRowStore {
         if newStatus != current.status {
             sets.append(StatusRules.hasCompletedAt(newStatus) ? "completed_at = now()" : "completed_at = NULL")
         }
+        if verdict == .restore { sets.append("deleted_at = NULL") }
         guard !sets.isEmpty else { return try get(connection, id) }
         let rows = try connection.query(ResourceWriteSQL.update(resource.description, alias: "t", id: id, sets: sets))
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }

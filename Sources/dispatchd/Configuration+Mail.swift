@@ -25,41 +25,41 @@ extension Configuration {
         static let developmentSender = "Dispatch <no-reply@localhost>"
 
         static func load(_ reader: EnvironmentReader) throws(ConfigurationError) -> MailSettings {
-            let host = reader.string("SMTP_HOST")
-            if host == nil, let stray = ["SMTP_PORT", "SMTP_USER", "SMTP_PASS", "SMTP_TLS", "SMTP_CA_FILE"].first(where: { reader.string($0) != nil }) {
-                throw ConfigurationError("\(stray) is set but SMTP_HOST is not: set SMTP_HOST to send mail (without it, mail is only written to DATA_DIR/mail)")
+            let host = reader.string(.smtpHost)
+            if host == nil, let stray = [Setting.smtpPort, .smtpUser, .smtpPass, .smtpTLS, .smtpCAFile].first(where: { reader.string($0) != nil }) {
+                throw ConfigurationError("\(stray.name) is set but SMTP_HOST is not: set SMTP_HOST to send mail (without it, mail is only written to DATA_DIR/mail)")
             }
             var smtp: SMTPSettings?
             if let host {
-                guard reader.string("SMTP_SENDER") != nil else {
+                guard reader.string(.smtpSender) != nil else {
                     throw ConfigurationError("SMTP_SENDER is required with SMTP_HOST (an address the relay may send from, e.g. \"Dispatch <no-reply@example.com>\")")
                 }
-                let tlsName = reader.string("SMTP_TLS") ?? "starttls"
+                let tlsName = reader.string(.smtpTLS) ?? "starttls"
                 guard let tls = SMTPSettings.TLSMode(rawValue: tlsName.lowercased()) else {
                     throw ConfigurationError("SMTP_TLS must be starttls, implicit or none (got \"\(tlsName)\")")
                 }
-                let port = try reader.optionalInteger("SMTP_PORT", in: 1...65535)
+                let port = try reader.optionalInteger(.smtpPort, in: 1...65535)
                 do throws(MailError) {
-                    smtp = try SMTPSettings(host: host, port: port, username: reader.string("SMTP_USER"),
-                                            password: reader.string("SMTP_PASS"), tls: tls, caFile: reader.string("SMTP_CA_FILE"))
+                    smtp = try SMTPSettings(host: host, port: port, username: reader.string(.smtpUser),
+                                            password: reader.string(.smtpPass), tls: tls, caFile: reader.string(.smtpCAFile))
                 } catch {
                     throw ConfigurationError(error.description)
                 }
             }
-            let senderText = reader.string("SMTP_SENDER") ?? developmentSender
+            let senderText = reader.string(.smtpSender) ?? developmentSender
             let sender: MailAddress
             do {
                 sender = try MailAddress(parsing: senderText)
             } catch {
                 throw ConfigurationError("SMTP_SENDER must be an address or \"Name <address>\" (got \"\(senderText)\"): \(error.description)")
             }
-            let publicURL = try reader.string("PUBLIC_URL").map { text throws(ConfigurationError) in try publicBase(text) }
-            let redirects = try reader.string("AUTH_REDIRECT_URLS").map { text throws(ConfigurationError) in try redirectList(text) }
+            let publicURL = try reader.string(.publicURL).map { text throws(ConfigurationError) in try publicBase(text) }
+            let redirects = try reader.string(.authRedirectURLs).map { text throws(ConfigurationError) in try redirectList(text) }
             return MailSettings(
-                smtp: smtp, sender: sender, siteName: reader.string("MAIL_SITE_NAME") ?? "Dispatch",
-                templatesDirectory: reader.string("MAIL_TEMPLATES_DIR"),
-                maxAttempts: try reader.integer("MAIL_MAX_ATTEMPTS", default: 10, in: 1...100),
-                retryInitial: try reader.seconds("MAIL_RETRY_INITIAL", default: 30),
+                smtp: smtp, sender: sender, siteName: reader.string(.mailSiteName) ?? "Dispatch",
+                templatesDirectory: reader.string(.mailTemplatesDirectory),
+                maxAttempts: try reader.integer(.mailMaxAttempts, default: 10, in: 1...100),
+                retryInitial: try reader.seconds(.mailRetryInitial, default: 30),
                 publicURL: publicURL, authRedirectURLs: redirects)
         }
 

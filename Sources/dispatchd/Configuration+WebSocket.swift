@@ -15,14 +15,14 @@ extension Configuration {
 
         static func load(_ reader: EnvironmentReader) throws(ConfigurationError) -> WebSocketLimits {
             WebSocketLimits(
-                maxFrameBytes: try reader.optionalInteger("WS_MAX_FRAME_BYTES", in: 125...(1 << 30)),
-                maxMessageBytes: try reader.optionalInteger("WS_MAX_MESSAGE_BYTES", in: 125...(1 << 30)),
-                maxFramesPerSecond: try reader.optionalInteger("WS_MAX_FRAMES_PER_SECOND", in: 1...1_000_000),
-                sendQueueBytes: try reader.optionalInteger("WS_SEND_QUEUE_BYTES", in: 4096...(1 << 30)),
-                idleTimeout: try reader.optionalSeconds("WS_IDLE_TIMEOUT"),
-                pingInterval: try reader.optionalSeconds("WS_PING_INTERVAL"),
-                pongTimeout: try reader.optionalSeconds("WS_PONG_TIMEOUT"),
-                closeTimeout: try reader.optionalSeconds("WS_CLOSE_TIMEOUT"))
+                maxFrameBytes: try reader.optionalInteger(.webSocketMaxFrameBytes, in: 125...(1 << 30)),
+                maxMessageBytes: try reader.optionalInteger(.webSocketMaxMessageBytes, in: 125...(1 << 30)),
+                maxFramesPerSecond: try reader.optionalInteger(.webSocketMaxFramesPerSecond, in: 1...1_000_000),
+                sendQueueBytes: try reader.optionalInteger(.webSocketSendQueueBytes, in: 4096...(1 << 30)),
+                idleTimeout: try reader.optionalSeconds(.webSocketIdleTimeout),
+                pingInterval: try reader.optionalSeconds(.webSocketPingInterval),
+                pongTimeout: try reader.optionalSeconds(.webSocketPongTimeout),
+                closeTimeout: try reader.optionalSeconds(.webSocketCloseTimeout))
         }
 
         var serverConfiguration: WebSocketConfiguration {

@@ -50,6 +50,10 @@ struct Configuration: Sendable {
     var clientClockSkew: Double
     /// Outgoing mail and its links (SMTP_*, MAIL_*, PUBLIC_URL, AUTH_REDIRECT_URLS; Configuration+Mail.swift).
     var mail: MailSettings
+    /// AUTH_EMAIL_*: sign-in codes and links, recovery, invitations (Configuration+EmailAuth.swift).
+    var emailAuth: EmailAuthOptions
+    /// Backup directory, retention and the daily schedule (Configuration+Backup.swift).
+    var backup: BackupSettings
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -73,11 +77,11 @@ struct Configuration: Sendable {
 
     static func load(from environment: [String: String]) throws(ConfigurationError) -> Configuration {
         let reader = EnvironmentReader(environment)
-        let databaseURL = reader.string("DATABASE_URL")
+        let databaseURL = reader.string(.databaseURL)
         if let databaseURL, !(databaseURL.hasPrefix("postgres://") || databaseURL.hasPrefix("postgresql://")) {
             throw ConfigurationError("DATABASE_URL must start with postgres:// or postgresql://")
         }
-        let jwtSecret = reader.string("JWT_SECRET")
+        let jwtSecret = reader.string(.jwtSecret)
         if let jwtSecret, jwtSecret.utf8.count < minimumJWTSecretBytes {
             throw ConfigurationError(
                 "JWT_SECRET must be at least \(minimumJWTSecretBytes) bytes (got \(jwtSecret.utf8.count)); generate one with: openssl rand -base64 48"
@@ -88,7 +92,7 @@ struct Configuration: Sendable {
                 "JWT_SECRET is required when DATABASE_URL is set (at least \(minimumJWTSecretBytes) bytes; generate one with: openssl rand -base64 48)"
             )
         }
-        let publishableKey = reader.string("PUBLISHABLE_KEY")
+        let publishableKey = reader.string(.publishableKey)
         if let publishableKey, let problem = PublishableKeyStore.problem(with: publishableKey) {
             throw ConfigurationError("PUBLISHABLE_KEY \(problem)")
         }
@@ -97,25 +101,25 @@ struct Configuration: Sendable {
                 "PUBLISHABLE_KEY is required when DATABASE_URL is set (at least \(PublishableKeyStore.minimumLength) characters; generate one with: echo sb_publishable_$(openssl rand -base64 24 | tr '+/' '-_' | tr -d '=')"
             )
         }
-        let levelName = reader.string("LOG_LEVEL") ?? "info"
+        let levelName = reader.string(.logLevel) ?? "info"
         guard let logLevel = Logger.Level(rawValue: levelName.lowercased()) else {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: "|")
             throw ConfigurationError("LOG_LEVEL must be one of \(names) (got \"\(levelName)\")")
         }
-        let formatName = reader.string("LOG_FORMAT") ?? "text"
+        let formatName = reader.string(.logFormat) ?? "text"
         guard let logFormat = LogFormat(rawValue: formatName.lowercased()) else {
             throw ConfigurationError("LOG_FORMAT must be text or json (got \"\(formatName)\")")
         }
-        let dataDirectory = reader.string("DATA_DIR") ?? "./.data"
+        let dataDirectory = reader.string(.dataDirectory) ?? "./.data"
         let migrationsDirectory: String
-        if let explicit = reader.string("MIGRATIONS_DIR") {
+        if let explicit = reader.string(.migrationsDirectory) {
             migrationsDirectory = explicit
         } else {
             migrationsDirectory = try MigrationsLocator.defaultDirectory()
         }
         let trustedProxies: TrustedProxies
         do {
-            trustedProxies = try TrustedProxies(parsing: reader.string("TRUSTED_PROXIES") ?? "")
+            trustedProxies = try TrustedProxies(parsing: reader.string(.trustedProxies) ?? "")
         } catch {
             throw ConfigurationError(
                 "TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8 (got \"\(error.text)\")"
@@ -123,45 +127,47 @@ struct Configuration: Sendable {
         }
         return Configuration(
             databaseURL: databaseURL,
-            host: reader.string("HOST") ?? "127.0.0.1",
-            port: try reader.integer("PORT", default: 8080, in: 0...65535),
+            host: reader.string(.host) ?? "127.0.0.1",
+            port: try reader.integer(.port, default: 8080, in: 0...65535),
             jwtSecret: jwtSecret,
             publishableKey: publishableKey,
-            refreshReuseGrace: try reader.seconds("REFRESH_REUSE_GRACE", default: 10),
-            accessTokenTTL: try reader.seconds("ACCESS_TOKEN_TTL", default: 900),
-            databasePoolSize: try reader.integer("DB_POOL_SIZE", default: 10, in: 1...1000),
-            databasePoolTimeout: try reader.seconds("DB_POOL_TIMEOUT", default: 5),
-            databaseStatementTimeout: try reader.seconds("DB_STATEMENT_TIMEOUT", default: 30),
-            databaseStatementCacheSize: try reader.integer("DB_STATEMENT_CACHE_SIZE", default: 256, in: 0...100_000),
-            syncPageMaxBytes: try reader.integer("SYNC_PAGE_MAX_BYTES", default: SyncFeed.defaultMaxPageBytes,
+            refreshReuseGrace: try reader.seconds(.refreshReuseGrace, default: 10),
+            accessTokenTTL: try reader.seconds(.accessTokenTTL, default: 900),
+            databasePoolSize: try reader.integer(.databasePoolSize, default: 10, in: 1...1000),
+            databasePoolTimeout: try reader.seconds(.databasePoolTimeout, default: 5),
+            databaseStatementTimeout: try reader.seconds(.databaseStatementTimeout, default: 30),
+            databaseStatementCacheSize: try reader.integer(.databaseStatementCacheSize, default: 256, in: 0...100_000),
+            syncPageMaxBytes: try reader.integer(.syncPageMaxBytes, default: SyncFeed.defaultMaxPageBytes,
                                                  in: SyncFeed.minimumMaxPageBytes...(1 << 30)),
             logLevel: logLevel,
             logFormat: logFormat,
             dataDirectory: dataDirectory,
             migrationsDirectory: migrationsDirectory,
             trustedProxies: trustedProxies,
-            kdfConcurrency: try reader.optionalInteger("KDF_CONCURRENCY", in: 1...256),
+            kdfConcurrency: try reader.optionalInteger(.kdfConcurrency, in: 1...256),
             http: HTTPLimits(
-                maxConnections: try reader.optionalInteger("HTTP_MAX_CONNECTIONS", in: 1...1_000_000),
-                maxBodyBytes: try reader.optionalInteger("HTTP_MAX_BODY_BYTES", in: 1...(1 << 30)),
-                maxHeaderBytes: try reader.optionalInteger("HTTP_MAX_HEADER_BYTES", in: 256...(1 << 24)),
-                maxRequestLineBytes: try reader.optionalInteger("HTTP_MAX_REQUEST_LINE_BYTES", in: 64...(1 << 24)),
-                maxHeaderFields: try reader.optionalInteger("HTTP_MAX_HEADER_FIELDS", in: 1...10_000),
-                headerTimeout: try reader.optionalSeconds("HTTP_HEADER_TIMEOUT"),
-                bodyTimeout: try reader.optionalSeconds("HTTP_BODY_TIMEOUT"),
-                idleTimeout: try reader.optionalSeconds("HTTP_IDLE_TIMEOUT"),
-                writeTimeout: try reader.optionalSeconds("HTTP_WRITE_TIMEOUT"),
-                shutdownTimeout: try reader.optionalSeconds("SHUTDOWN_TIMEOUT"),
-                workers: try reader.optionalInteger("HTTP_WORKERS", in: 1...4096),
-                corsAllowedOrigins: (reader.string("CORS_ALLOWED_ORIGINS") ?? "")
+                maxConnections: try reader.optionalInteger(.httpMaxConnections, in: 1...1_000_000),
+                maxBodyBytes: try reader.optionalInteger(.httpMaxBodyBytes, in: 1...(1 << 30)),
+                maxHeaderBytes: try reader.optionalInteger(.httpMaxHeaderBytes, in: 256...(1 << 24)),
+                maxRequestLineBytes: try reader.optionalInteger(.httpMaxRequestLineBytes, in: 64...(1 << 24)),
+                maxHeaderFields: try reader.optionalInteger(.httpMaxHeaderFields, in: 1...10_000),
+                headerTimeout: try reader.optionalSeconds(.httpHeaderTimeout),
+                bodyTimeout: try reader.optionalSeconds(.httpBodyTimeout),
+                idleTimeout: try reader.optionalSeconds(.httpIdleTimeout),
+                writeTimeout: try reader.optionalSeconds(.httpWriteTimeout),
+                shutdownTimeout: try reader.optionalSeconds(.shutdownTimeout),
+                workers: try reader.optionalInteger(.httpWorkers, in: 1...4096),
+                corsAllowedOrigins: (reader.string(.corsAllowedOrigins) ?? "")
                     .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             ),
             webSocket: try WebSocketLimits.load(reader),
             // At least 4 KiB: below that the envelope alone would not fit.
-            listPageMaxBytes: try reader.integer("LIST_PAGE_MAX_BYTES", default: 1 << 20, in: 4096...(1 << 30)),
-            writeTransactionTimeout: try reader.seconds("WRITE_TRANSACTION_TIMEOUT", default: 30),
-            clientClockSkew: try reader.seconds("CLIENT_CLOCK_SKEW", default: 60),
-            mail: try MailSettings.load(reader)
+            listPageMaxBytes: try reader.integer(.listPageMaxBytes, default: 1 << 20, in: 4096...(1 << 30)),
+            writeTransactionTimeout: try reader.seconds(.writeTransactionTimeout, default: 30),
+            clientClockSkew: try reader.seconds(.clientClockSkew, default: 60),
+            mail: try MailSettings.load(reader),
+            emailAuth: try EmailAuthOptions.load(reader),
+            backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil)
         )
     }
 }

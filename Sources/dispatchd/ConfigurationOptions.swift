@@ -31,12 +31,12 @@ struct ConfigurationOptions: ParsableArguments {
     /// The process environment with flags applied on top, parsed and validated.
     func load() throws(ConfigurationError) -> Configuration {
         var environment = ProcessInfo.processInfo.environment
-        let overrides: [(String, String?)] = [
-            ("DATABASE_URL", databaseURL), ("HOST", host), ("PORT", port), ("DB_POOL_SIZE", poolSize),
-            ("LOG_LEVEL", logLevel), ("LOG_FORMAT", logFormat), ("DATA_DIR", dataDir), ("MIGRATIONS_DIR", migrationsDir),
+        let overrides: [(Setting, String?)] = [
+            (.databaseURL, databaseURL), (.host, host), (.port, port), (.databasePoolSize, poolSize),
+            (.logLevel, logLevel), (.logFormat, logFormat), (.dataDirectory, dataDir), (.migrationsDirectory, migrationsDir),
         ]
-        for (name, value) in overrides {
-            if let value { environment[name] = value }
+        for (setting, value) in overrides {
+            if let value { environment[setting.name] = value }
         }
         return try Configuration.load(from: environment)
     }

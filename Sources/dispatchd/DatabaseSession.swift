@@ -8,26 +8,34 @@ import Postgres
 final class DatabaseSession {
     let pool: PostgresPool
     let embedded: EmbeddedPostgres?
+    /// The same database for PostgreSQL's own tools (backup, restore).
+    let target: DatabaseTarget
+    /// False when the embedded server was already running and the caller asked to leave such
+    /// a server alone (a `backup` beside a running `serve`): closing then keeps it running.
+    private let ownsEmbedded: Bool
     private let logger: Logger
 
-    private init(pool: PostgresPool, embedded: EmbeddedPostgres?, logger: Logger) {
+    private init(pool: PostgresPool, embedded: EmbeddedPostgres?, target: DatabaseTarget, ownsEmbedded: Bool, logger: Logger) {
         self.pool = pool
         self.embedded = embedded
+        self.target = target
+        self.ownsEmbedded = ownsEmbedded
         self.logger = logger
     }
 
-    static func open(configuration: Configuration, logger: Logger) throws -> DatabaseSession {
+    static func open(configuration: Configuration, logger: Logger, leavesRunningServer: Bool = false) throws -> DatabaseSession {
         if let url = configuration.databaseURL {
             return DatabaseSession(pool: PostgresPool(configuration: configuration.poolConfiguration(conninfo: url)),
-                                   embedded: nil, logger: logger)
+                                   embedded: nil, target: DatabaseTarget(conninfo: url), ownsEmbedded: false, logger: logger)
         }
         let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path + "/postgres"
         logger.info("starting embedded PostgreSQL", metadata: ["data_dir": .string(directory)])
         let embedded = try EmbeddedPostgres(configuration: .init(dataDirectory: directory), logger: logger)
+        let wasRunning = embedded.isRunning
         try embedded.start()
         let conninfo = embedded.conninfo(database: "postgres")
         return DatabaseSession(pool: PostgresPool(configuration: configuration.poolConfiguration(conninfo: conninfo)),
-                               embedded: embedded, logger: logger)
+                               embedded: embedded, target: DatabaseTarget(conninfo: conninfo), ownsEmbedded: !(wasRunning && leavesRunningServer), logger: logger)
     }
 
     /// Opens a session, runs `body`, and always closes it (stopping an embedded database).
@@ -39,7 +47,7 @@ final class DatabaseSession {
 
     func close() {
         pool.close()
-        guard let embedded else { return }
+        guard let embedded, ownsEmbedded else { return }
         do {
             try embedded.stop()
             logger.info("embedded PostgreSQL stopped")

@@ -6,7 +6,7 @@ struct Dispatchd: ParsableCommand {
         commandName: "dispatchd",
         abstract: "The Dispatch server: a self-hosted REST and sync backend.",
         subcommands: [ServeCommand.self, MigrateCommand.self, CreateAdminCommand.self, SeedDemoCommand.self,
-                      ExplainQueriesCommand.self],
+                      ExplainQueriesCommand.self, BackupCommand.self, RestoreCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

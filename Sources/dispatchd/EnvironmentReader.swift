@@ -1,40 +1,41 @@
 import Foundation
 
 /// Typed access to environment variables with one-line error messages that name the variable.
+/// It reads only names listed in `Setting`, so the list of settings is complete by construction.
 struct EnvironmentReader {
     private let values: [String: String]
 
     init(_ values: [String: String]) { self.values = values }
 
     /// The value, or nil when unset or empty: `FOO=` in a compose file means "not configured".
-    func string(_ name: String) -> String? {
-        guard let value = values[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+    func string(_ setting: Setting) -> String? {
+        guard let value = values[setting.name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         return value
     }
 
-    func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        try optionalInteger(name, in: range) ?? fallback
+    func integer(_ setting: Setting, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        try optionalInteger(setting, in: range) ?? fallback
     }
 
-    func optionalInteger(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-        guard let text = string(name) else { return nil }
+    func optionalInteger(_ setting: Setting, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let text = string(setting) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw ConfigurationError(
-                "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound) (got \"\(text)\")"
+                "\(setting.name) must be an integer between \(range.lowerBound) and \(range.upperBound) (got \"\(text)\")"
             )
         }
         return value
     }
 
-    func seconds(_ name: String, default fallback: Double) throws(ConfigurationError) -> Double {
-        try optionalSeconds(name) ?? fallback
+    func seconds(_ setting: Setting, default fallback: Double) throws(ConfigurationError) -> Double {
+        try optionalSeconds(setting) ?? fallback
     }
 
     /// A duration in seconds; fractions allowed ("0.5").
-    func optionalSeconds(_ name: String) throws(ConfigurationError) -> Double? {
-        guard let text = string(name) else { return nil }
+    func optionalSeconds(_ setting: Setting) throws(ConfigurationError) -> Double? {
+        guard let text = string(setting) else { return nil }
         guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-            throw ConfigurationError("\(name) must be a number of seconds between 0 and 86400 (got \"\(text)\")")
+            throw ConfigurationError("\(setting.name) must be a number of seconds between 0 and 86400 (got \"\(text)\")")
         }
         return value
     }

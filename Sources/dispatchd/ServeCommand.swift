@@ -44,9 +44,11 @@ struct ServeCommand: ParsableCommand {
         let session = try DatabaseSession.open(configuration: configuration, logger: logger)
         defer { session.close() }
         let migrator = Migrator(directoryPath: configuration.migrationsDirectory, logger: logger)
+        var upToDate = true
         if noMigrate {
             let status = try migrator.status(pool: session.pool)
             try Migrator.refuseInconsistent(status)
+            upToDate = status.pending.isEmpty
             if !status.pending.isEmpty {
                 logger.warning("database has pending migrations; /readyz answers 503 until they are applied",
                                metadata: ["pending": .stringConvertible(status.pending.count)])
@@ -55,17 +57,23 @@ struct ServeCommand: ParsableCommand {
             let applied = try migrator.migrate(pool: session.pool)
             logger.info("database migrated", metadata: ["applied": .stringConvertible(applied.count)])
         }
+        // Before any cursor is handed out: data that moved to another cluster starts a new epoch.
+        if upToDate, let epoch = try DatabaseEpoch.adoptCluster(pool: session.pool) {
+            logger.warning("the database now lives in another PostgreSQL cluster (restored by hand or upgraded): new sync epoch, devices resync",
+                           metadata: ["epoch": .string(epoch)])
+        }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
+        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
                                    refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),
                                    kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
+                                   emailSettings: configuration.emailAuthSettings(outbox: mail.outbox, links: mail.links),
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
-        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
         // From here on (migrations done), no write transaction commits past its time limit.
         session.pool.limitWriteTransactions(to: .seconds(configuration.writeTransactionTimeout))
         var application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
@@ -74,15 +82,26 @@ struct ServeCommand: ParsableCommand {
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
+        let dailyBackups = configuration.backup.daily
+            ? DailyBackups(target: session.target, directory: configuration.backup.directory, keep: configuration.backup.keep,
+                           status: BackupStatus(), logger: logger)
+            : nil
+        application.backups = dailyBackups?.status
+        let console = try ConsoleWiring(application: application, auth: auth, pool: session.pool, migrator: migrator,
+                                        configuration: configuration)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
-            responder: application.makeRouter(),
-            middleware: application.middleware,
+            responder: console.router,
+            middleware: console.middleware,
             logger: logger
         )
+        console.sampler.start()
+        defer { console.sampler.stop() }
         application.metrics.setServerMetricsSource { server.metrics }
         application.sync?.start()
         defer { application.sync?.stop() }
+        dailyBackups?.start()
+        defer { dailyBackups?.stop() }
         defer { application.realtime?.stop() }
         // SIGTERM/SIGINT → graceful HTTP shutdown; `waitUntilStopped` then returns and the
         // deferred session close stops the embedded PostgreSQL before exiting 0.

@@ -5,14 +5,19 @@ import Testing
 @Suite struct StatusRulesTests {
     @Test(arguments: WorkItemStatus.allCases, WorkItemStatus.allCases)
     func workItemTransitions(_ old: WorkItemStatus, _ new: WorkItemStatus) {
-        let expected: StatusRules.Verdict = old == .deleted ? .rowDeleted : new == .deleted ? .useDelete : .allowed
-        #expect(StatusRules.update(from: old, to: new) == expected)
+        #expect(StatusRules.update(from: old, to: new) == Self.expected(old == .deleted, new == .deleted))
     }
 
     @Test(arguments: ListingStatus.allCases, ListingStatus.allCases)
     func listingTransitions(_ old: ListingStatus, _ new: ListingStatus) {
-        let expected: StatusRules.Verdict = old == .deleted ? .rowDeleted : new == .deleted ? .useDelete : .allowed
-        #expect(StatusRules.update(from: old, to: new) == expected)
+        #expect(StatusRules.update(from: old, to: new) == Self.expected(old == .deleted, new == .deleted))
+    }
+
+    /// Deleted to deleted changes nothing, deleted to live is a restore, live to deleted is the
+    /// delete operation's, live to live is allowed.
+    static func expected(_ oldDeleted: Bool, _ newDeleted: Bool) -> StatusRules.Verdict {
+        if oldDeleted { return newDeleted ? .rowDeleted : .restore }
+        return newDeleted ? .useDelete : .allowed
     }
 
     @Test func completedAndOpenConvertBothWays() {

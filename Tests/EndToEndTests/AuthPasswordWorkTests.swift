@@ -38,7 +38,7 @@ import Testing
     /// cheap request waited for at least one whole KDF run. Now it waits for none. The bound is
     /// relative (one KDF run, measured here on the same machine) rather than the
     /// issue's absolute 100 ms, so a loaded CI machine cannot fail it by scheduling noise; the
-    /// worst latency is printed, and the README records the measured figure.
+    /// worst latency is printed.
     @Test func kdfBurstNeverDelaysAnUnrelatedCheapRequest() throws {
         let app = try AuthTestServer(throttleLimits: LoginThrottle.Limits(failuresPerAccountAndAddress: 1000,
                                                                            failuresPerAddress: 1000, failuresPerAccount: 1000),

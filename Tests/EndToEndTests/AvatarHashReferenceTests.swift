@@ -17,8 +17,8 @@ import TestSupport
         let violation = try #require(error)
         #expect(DatabaseErrorMapping.httpError(for: violation).code == "unknown_avatar")
         #expect(DatabaseErrorMapping.httpError(for: violation).status.code == 422)
-        #expect(RestErrorMapping.httpError(for: violation).code == "unknown_avatar")
-        #expect(RestErrorMapping.httpError(for: violation).status.code == 422)
+        #expect(RestErrorMapping.restError(for: violation).code == "unknown_avatar")
+        #expect(RestErrorMapping.restError(for: violation).status.code == 422)
 
         try database.pool.execute("""
             INSERT INTO avatars (hash, content_type, bytes) VALUES (\(unknown), 'image/png', '\\x00'::bytea)

@@ -59,12 +59,17 @@ import Testing
 
     /// Runs the binary built next to the test bundle with a clean, explicit environment.
     static func runDispatchd(_ arguments: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
         var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         base["DATA_DIR"] = NSTemporaryDirectory() + "dispatchd-cli-\(UUID().uuidString)"
-        process.environment = base.merging(environment) { _, new in new }
+        return try run(binary(), arguments, environment: base.merging(environment) { _, new in new })
+    }
+
+    /// Runs a program to its end with exactly this environment and collects what it printed.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

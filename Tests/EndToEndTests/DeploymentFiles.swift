@@ -1,4 +1,5 @@
 import Foundation
+@testable import dispatchd
 
 /// Just enough reading of the deployment files (Dockerfile, docker-compose.yml, .env.example)
 /// and of dispatchd's configuration source to check them against each other. Line-based on
@@ -16,14 +17,14 @@ enum DeploymentFiles {
         }
     }
 
-    /// The environment variables `Configuration.load` reads (`reader.string("NAME")`, …).
+    /// The environment variables `dispatchd` reads: `Setting`, the list `EnvironmentReader` takes.
     static func configurationVariables() throws -> Set<String> {
-        Set(matches(#"reader\.[A-Za-z]+\("([A-Z0-9_]+)""#, in: try text("Sources/dispatchd/Configuration.swift")))
+        Set(Setting.allCases.map(\.name))
     }
 
     /// The default PORT in `Configuration.load`.
     static func defaultPort() throws -> Int? {
-        matches(#"integer\("PORT", default: ([0-9]+)"#, in: try text("Sources/dispatchd/Configuration.swift")).first.flatMap { Int($0) }
+        matches(#"integer\(\.port, default: ([0-9]+)"#, in: try text("Sources/dispatchd/Configuration.swift")).first.flatMap { Int($0) }
     }
 
     /// The lines nested below `lines[start]` (a key at `indent` spaces): everything up to the

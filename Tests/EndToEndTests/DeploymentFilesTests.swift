@@ -101,10 +101,5 @@ import Testing
         }
     }
 
-    @Test func readmeDocumentsEveryVariable() throws {
-        let readme = try DeploymentFiles.text("README.md")
-        for name in try DeploymentFiles.configurationVariables().sorted() {
-            #expect(readme.contains("| `\(name)` |"), "README configuration table lacks \(name)")
-        }
-    }
+    // The configuration reference against the code: ConfigurationReferenceTests.
 }

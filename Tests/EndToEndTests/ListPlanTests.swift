@@ -5,7 +5,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// What PostgreSQL reads to answer a list page and a GET by id of work items (issue 14, README
+/// What PostgreSQL reads to answer a list page and a GET by id of work items (issue 14, docs/performance.md
 /// "Cost per request"), from `EXPLAIN (ANALYZE, FORMAT JSON)` of the stores' own statements on
 /// real PostgreSQL: rows counted, not time, so the checks do not depend on the machine's speed.
 ///

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Migration 0013 redefines dispatch_ts, dispatch_stamp_history_row and dispatch_record_access
-/// so PostgreSQL plans them once (README "Cost per request"); these pin down that what they
+/// so PostgreSQL plans them once (docs/explanations/decisions.md "Performance"); these pin down that what they
 /// produce did not change, against real PostgreSQL.
 @Suite struct PlanCachedFunctionsTests {
     /// RFC 3339 UTC with exactly milliseconds, truncated (never rounded), whatever the session's

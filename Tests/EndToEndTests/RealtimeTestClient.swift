@@ -11,6 +11,8 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
         let topic: String
         let event: String
         let payload: [String: Any]
+        /// The frame's text as the server sent it (the client-shape tests decode it themselves).
+        var text = ""
         var status: String? { payload["status"] as? String }
         var response: [String: Any]? { payload["response"] as? [String: Any] }
         var data: [String: Any]? { payload["data"] as? [String: Any] }
@@ -75,7 +77,8 @@ final class RealtimeTestClient: WebSocketOutbound, @unchecked Sendable {
             fields = array
         }
         guard let topic = fields[2] as? String, let event = fields[3] as? String, let payload = fields[4] as? [String: Any] else { return nil }
-        return Message(joinRef: fields[0] as? String, ref: fields[1] as? String, topic: topic, event: event, payload: payload)
+        return Message(joinRef: fields[0] as? String, ref: fields[1] as? String, topic: topic, event: event, payload: payload,
+                       text: text)
     }
 
     // MARK: Sending

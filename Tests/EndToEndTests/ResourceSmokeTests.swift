@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The README's curl session as a test: a listing, a task on it, a claim and a conflicting one.
+/// The curl session of docs/integrators/curl.md as a test: a listing, a task on it, a claim and a conflicting one.
 @Suite struct ResourceSmokeTests {
     @Test func listingTaskClaimAndConflictingClaimFollowTheReadmeSession() throws {
         let world = try ResourceWorld(extraRoles: [.owner, .staff])

@@ -82,7 +82,7 @@ import Testing
         #expect(missing.status == (method == "PUT" ? 412 : 404))
     }
 
-    @Test func deleteIsSoftIdempotentAndLeavesTheRowReadOnly() throws {
+    @Test func deleteIsSoftIdempotentAndLeavesTheRowReadOnlyUntilRestored() throws {
         let world = try ResourceWorld()
         let scene = try world.scene()
         let path = "/v1/activities/\(scene.activity)"
@@ -94,13 +94,18 @@ import Testing
         #expect(again.status == 200)
         #expect(again.json?["version"] as? Int == 2)
         #expect(try world.request("GET", path, as: .declarer).json?["status"] as? String == "deleted")
-        let patch = try world.request("PATCH", path, as: .declarer, json: ["status": "open"])
+        let patch = try world.request("PATCH", path, as: .declarer, json: ["title": "Call the seller"])
         #expect(patch.status == 409)
         #expect(patch.json?["code"] as? String == "row_deleted")
         let list = try world.request("GET", "/v1/activities", as: .declarer)
         #expect(!ResourceWorld.ids(in: list).contains(scene.activity))
         let withDeleted = try world.request("GET", "/v1/activities?include_deleted=true", as: .declarer)
         #expect(ResourceWorld.ids(in: withDeleted).contains(scene.activity))
+        // A restore names a live status and takes the delete's permission (the claimer: 403).
+        #expect(try world.request("PATCH", path, as: .claimer, json: ["status": "open"]).status == 403)
+        let restored = try world.request("PATCH", path, as: .declarer, json: ["status": "open"])
+        #expect(restored.status == 200)
+        #expect(restored.json?["deleted_at"] is NSNull && restored.json?["status"] as? String == "open")
     }
 
     @Test func claimedByIsIgnoredWhenUnchangedAndRefusedWhenChanged() throws {

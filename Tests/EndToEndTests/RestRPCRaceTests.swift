@@ -30,7 +30,7 @@ import Testing
                         headers: ["Authorization": "Bearer \(claimer.token)", "apikey": AuthTestServer.publishableKey,
                                   "Content-Type": "application/json"],
                         body: Array("{\"task_id\":\"\(task.uppercased())\"}".utf8))
-                    let holder = (response?.json?["details"] as? [String: Any])?["claimed_by"] as? String
+                    let holder = response?.json?["claimed_by"] as? String
                     results.withLock { $0.append((response?.status ?? -1, claimer.id, response?.json?["code"] as? String, holder)) }
                     group.leave()
                 }.start()

@@ -6,10 +6,14 @@ final class ServedDispatchd: @unchecked Sendable {
     let process = Process()
     let errorFile: URL
     private(set) var port = 0
+    /// What the server printed on standard output at start (its first line, or up to and
+    /// including the line holding `bannerUntil`).
+    private(set) var banner = ""
 
     /// `shell`: commands a shell runs before it becomes the server (`exec`), e.g. `ulimit -Sn 256`;
-    /// the process is then the server itself.
-    init(environment: [String: String], shell: String? = nil) throws {
+    /// the process is then the server itself. `bannerUntil`: keep reading standard output until a
+    /// whole line containing this text has arrived (the first admin's password, say).
+    init(environment: [String: String], shell: String? = nil, bannerUntil: String? = nil) throws {
         errorFile = URL(fileURLWithPath: NSTemporaryDirectory() + "dispatchd-log-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
             throw ServeFailure(banner: "cannot create \(errorFile.path)")
@@ -31,7 +35,7 @@ final class ServedDispatchd: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
         var banner = ""
-        while !banner.contains("\n") {
+        while !Self.complete(banner, until: bannerUntil) {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             banner += String(decoding: chunk, as: UTF8.self)
@@ -41,6 +45,13 @@ final class ServedDispatchd: @unchecked Sendable {
             throw ServeFailure(banner: banner)
         }
         self.port = port
+        self.banner = banner
+    }
+
+    private static func complete(_ banner: String, until marker: String?) -> Bool {
+        guard let marker else { return banner.contains("\n") }
+        guard let range = banner.range(of: marker) else { return false }
+        return banner[range.upperBound...].contains("\n")
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A client's local copy, kept the way README's "Sync protocol for client developers" tells
+/// A client's local copy, kept the way docs/app-developers/sync.md tells
 /// client developers to: upsert every row by id, drop what `removed` names together with its
 /// children (notes, subtasks, claim events, status changes), keep `next_since`.
 struct SyncReplica {

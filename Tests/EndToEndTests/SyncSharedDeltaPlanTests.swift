@@ -10,7 +10,7 @@ import TestSupport
 /// bench/realtime's shape: 200 realtors who each own a listing with ten tasks, 2,000 more
 /// tasks of one other realtor, and one admin write that changed tasks of some of them.
 /// (`swift test --filter SyncSharedDeltaPlanTests` prints the planning and execution times
-/// README "### Realtime" quotes.)
+/// docs/performance.md "Realtime" quotes.)
 @Suite struct SyncSharedDeltaPlanTests {
     /// `realtors` realtors had `each` of their tasks changed (200 × 10: 2,000 rows).
     @Test(arguments: [(200, 1), (1, 1), (200, 10)])

@@ -10,7 +10,7 @@ import Testing
 /// may ever have been applied before its parent.
 ///
 /// About 20 s of writing by default (a minute or two in all under CI load); `SOAK_SECONDS=600
-/// swift test --filter SyncSoakTests` for a release or benchmark run (README, "Testing").
+/// swift test --filter SyncSoakTests` for a release or benchmark run (docs/development.md).
 @Suite struct SyncSoakTests {
     typealias Writer = SyncAPIConvergenceTests.Writer
     typealias SplitMix = SyncConvergenceTests.SplitMix

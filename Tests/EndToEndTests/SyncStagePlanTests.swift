@@ -4,7 +4,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// What PostgreSQL reads for one page of a sync stage (issue 14 item 4, README "### Sync"), from
+/// What PostgreSQL reads for one page of a sync stage (issue 14 item 4, docs/performance.md "Sync"), from
 /// `EXPLAIN (ANALYZE, FORMAT JSON)` of the feed's own stage statement: rows counted, not time.
 ///
 /// A page resumes after the last (txid, id) handed out. Rows written by one transaction share a

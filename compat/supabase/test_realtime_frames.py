@@ -1,4 +1,5 @@
-"""Realtime's WebSocket framing edges over a raw socket (issue 16 item 5; README: WebSocket transport).
+"""Realtime's WebSocket framing edges over a raw socket (issue 16 item 5;
+docs/app-developers/realtime.md, WebSocket transport).
 
 Each malformed input closes the connection with RFC 6455's status code, and the well-formed
 twin of each input is answered normally on the same kind of connection, so every refusal is

@@ -1,4 +1,5 @@
-"""Who may join a realtime channel, over a raw socket (issue 16 item 5; README: Realtime).
+"""Who may join a realtime channel, over a raw socket (issue 16 item 5;
+docs/app-developers/realtime.md).
 
 A join without a usable user token gets the Phoenix error reply Supabase's clients expect —
 `phx_reply` `{"status":"error","response":{"reason":"InvalidJWTToken: …"}}` on the join's

@@ -1,4 +1,5 @@
-"""Realtime's timers and send bound over a raw socket (issue 16 item 5; README: WebSocket transport).
+"""Realtime's timers and send bound over a raw socket (issue 16 item 5;
+docs/app-developers/realtime.md, WebSocket transport).
 
 A replica with short timers (WS_PING_INTERVAL=1, WS_PONG_TIMEOUT=1, WS_IDLE_TIMEOUT=3) shows
 the heartbeat rules in seconds: a client that never answers the server's ping is dropped with

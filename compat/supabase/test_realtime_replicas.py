@@ -1,5 +1,5 @@
-"""Realtime across two server instances on one database (issue 16 items 3 and 5; README:
-Realtime, Scaling out).
+"""Realtime across two server instances on one database (issue 16 items 3 and 5; docs/app-developers/realtime.md,
+docs/operators/scaling.md).
 
 A second `dispatchd serve` runs on the shared server's database, JWT secret and publishable key,
 as replicas behind a load balancer do. A write through either instance reaches a subscriber

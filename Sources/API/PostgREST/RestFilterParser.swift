@@ -72,7 +72,7 @@ struct RestFilterParser {
         case "not_null": return .notNull
         case "true", "false", "unknown":
             guard column.type == .boolean else {
-                throw RestError(status: .badRequest, code: "42804",
+                throw RestError(status: .badRequest, code: .datatypeMismatch,
                                 message: "argument of IS \(value.uppercased()) must be type boolean, not \(column.type.sqlType)")
             }
             return value.lowercased() == "true" ? .isTrue : value.lowercased() == "false" ? .isFalse : .unknown

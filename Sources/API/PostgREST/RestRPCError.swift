@@ -18,26 +18,26 @@ extension RestError {
         }
         let hint = RestRPCFunction(rawValue: name).map { "Perhaps you meant to call the function \($0.signature)" }
             ?? "The functions are: \(RestRPCFunction.signatures)."
-        return RestError(status: .notFound, code: "PGRST202", message: message,
+        return RestError(status: .notFound, code: .unknownFunction, message: message,
                          details: "Searched for the function public.\(name) \(searched) or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
                          hint: hint)
     }
 
     /// `PGRST102`, 400: a body that is not one JSON object.
     static func invalidBody(_ message: String) -> RestError {
-        RestError(status: .badRequest, code: "PGRST102", message: message)
+        RestError(status: .badRequest, code: .invalidBody, message: message)
     }
 
     /// `PGRST107`, 415: parameters in a media type other than JSON.
     static func unsupportedMediaType(_ contentType: String) -> RestError {
-        RestError(status: .unsupportedMediaType, code: "PGRST107",
+        RestError(status: .unsupportedMediaType, code: .unsupportedMediaType,
                   message: "The request's Content-Type '\(RestRPCCall.cut(contentType))' is not supported here.",
                   hint: "Send the parameters as a JSON object with Content-Type: application/json.")
     }
 
     /// PostgreSQL's null_value_not_allowed (`22004`), 400: the functions are strict.
     static func nullParameter(_ parameter: String) -> RestError {
-        RestError(status: .badRequest, code: "22004", message: "\(parameter) must not be null.",
+        RestError(status: .badRequest, code: .nullValueNotAllowed, message: "\(parameter) must not be null.",
                   hint: "Send the id of the item as a string.")
     }
 }

@@ -33,7 +33,7 @@ enum RestRPCRoutes {
                                               headers: ["Content-Type": object ? RestReadRoutes.objectType : RestReadRoutes.jsonType],
                                               body: Array(result.row.json.utf8)))
             } catch {
-                throw RestErrorMapping.httpError(for: error)
+                throw RestErrorMapping.restError(for: error)
             }
         }
     }

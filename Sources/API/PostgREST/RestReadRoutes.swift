@@ -28,7 +28,7 @@ enum RestReadRoutes {
                 }
                 return .streamed(stream(read, viewer, store))
             } catch {
-                throw RestErrorMapping.httpError(for: error)
+                throw RestErrorMapping.restError(for: error)
             }
         }
     }
@@ -83,7 +83,7 @@ enum RestReadRoutes {
                 try writer.write([UInt8(ascii: "]")])
             } catch {
                 guard !writer.hasStarted else { throw error }
-                writer.respond(RestErrorMapping.httpError(for: error).response)
+                writer.respond(RestErrorMapping.restError(for: error).response)
             }
         }
     }
@@ -102,7 +102,7 @@ enum RestReadRoutes {
         var response = response
         let lower = read.query.offset
         if let total, lower > total, !read.limitZero {
-            var error = RestError.invalidRange("An offset of \(lower) was requested, but there are only \(total) rows.").httpError
+            var error = RestError.invalidRange("An offset of \(lower) was requested, but there are only \(total) rows.")
             error.extraHeaders.set(name: "Content-Range", value: "*/\(total)")
             throw error
         }

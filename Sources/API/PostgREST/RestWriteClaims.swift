@@ -105,9 +105,7 @@ struct RestWriteClaims {
     static let notYours = DomainError.forbidden("claimed_by can only be set to yourself (a claim) or to null (a release).")
 
     static func claimedBy(in json: String) -> UUID? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let text = object["claimed_by"] as? String else { return nil }
-        return UUID(uuidString: text)
+        RestWriteDeletes.text("claimed_by", in: json).flatMap(UUID.init(uuidString:))
     }
 
     /// Whether a record carries anything besides the row's id.

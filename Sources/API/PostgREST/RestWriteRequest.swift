@@ -40,7 +40,7 @@ struct RestWriteRequest: Sendable {
             // tables is server-managed or a user's email, which this surface does not create.
             let columns = target.split(separator: ",").map { String($0.trimmingASCIIWhitespace()).trimmingQuotes }
             guard columns == ["id"] else {
-                throw RestError(status: .badRequest, code: "42P10",
+                throw RestError(status: .badRequest, code: .invalidColumnReference,
                                 message: "on_conflict supports only id, the primary key (got '\(target)')",
                                 hint: "Leave on_conflict out, or send on_conflict=id.")
             }

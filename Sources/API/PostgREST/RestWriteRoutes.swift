@@ -17,7 +17,8 @@ import Store
 ///   matching row the caller may not change refuses the whole request (403 `42501`). Delete is
 ///   the soft delete. A request without any filter is refused (400 `21000`, Supabase's
 ///   `safeupdate`).
-/// - `claimed_by` in a task or activity body is a claim or a release (`RestWriteClaims`).
+/// - `claimed_by` in a task or activity body is a claim or a release (`RestWriteClaims`), and
+///   `status: deleted` in a listing, task or activity body is the soft delete (`RestWriteDeletes`).
 /// - `Prefer: return=representation` answers the rows (`select=` columns; one bare object with
 ///   the `vnd.pgrst.object+json` Accept, else 406 and nothing written); the default is no body.
 ///   `Prefer: count=…` puts the number written in `Content-Range` (`RestWriteResponse`).
@@ -43,31 +44,32 @@ enum RestWriteRoutes {
             }
             let rows = try auth.pool.withTransaction(maxAttempts: 3) { connection in
                 let writer = ResourceWriter(kind: kind, viewer: viewer, pool: auth.pool, connection: connection)
-                let rows = try apply(request.method, write, RestWriteClaims(writer: writer), connection)
+                let rows = try apply(request.method, write, RestWriteDeletes(claims: RestWriteClaims(writer: writer)), connection)
                 return try representation(rows, write, connection)
             }
             return .response(RestWriteResponse.make(request.method, write, rows: rows))
         } catch {
-            throw RestErrorMapping.httpError(for: error)
+            throw RestErrorMapping.restError(for: error)
         }
     }
 
     /// The rows the request wrote, in order (JSON texts as the stores return them).
-    private static func apply(_ method: HTTPMethod, _ write: RestWriteRequest, _ claims: RestWriteClaims,
+    private static func apply(_ method: HTTPMethod, _ write: RestWriteRequest, _ rows: RestWriteDeletes,
                               _ connection: PostgresConnection) throws -> [String] {
+        let writer = rows.claims.writer
         switch method {
         case .post:
-            return try write.records.compactMap { try insert($0, write.preferences.resolution, claims)?.json }
+            return try write.records.compactMap { try insert($0, write.preferences.resolution, rows)?.json }
         case .patch:
             guard !write.query.conditions.isEmpty else { throw RestWriteErrors.missingFilter("UPDATE") }
             let record = write.records.first ?? [:]
-            return try RestWriteSQL.lockMatching(write.query, claims.writer.viewer, on: connection).map {
-                try claims.patch(id: $0, record).json
+            return try RestWriteSQL.lockMatching(write.query, writer.viewer, on: connection).map {
+                try rows.patch(id: $0, record).json
             }
         default:
             guard !write.query.conditions.isEmpty else { throw RestWriteErrors.missingFilter("DELETE") }
-            return try RestWriteSQL.lockMatching(write.query, claims.writer.viewer, on: connection).map {
-                try claims.writer.delete(id: $0, check: .none).json
+            return try RestWriteSQL.lockMatching(write.query, writer.viewer, on: connection).map {
+                try writer.delete(id: $0, check: .none).json
             }
         }
     }
@@ -75,32 +77,32 @@ enum RestWriteRoutes {
     /// One POSTed row; nil when `ignore-duplicates` skipped it. A row without an id gets one
     /// here (as `POST /v1/…` does), so a claim in the same body can name it.
     private static func insert(_ record: [String: JSONValue], _ resolution: RestWritePreferences.Resolution?,
-                               _ claims: RestWriteClaims) throws -> ResourceRow? {
+                               _ rows: RestWriteDeletes) throws -> ResourceRow? {
         var record = record
         let id: UUID
         switch record["id"] {
         case .string(let text)?:
             // A malformed id reaches the input parser, whose 422 names it.
-            guard let parsed = UUID(uuidString: text) else { return try claims.writer.insert(record: record).row }
+            guard let parsed = UUID(uuidString: text) else { return try rows.claims.writer.insert(record: record).row }
             id = parsed
         case nil, .null?:
             id = UUID()
             record["id"] = .string(id.uuidString.lowercased())
         default:
-            return try claims.writer.insert(record: record).row
+            return try rows.claims.writer.insert(record: record).row
         }
         switch resolution {
         case .merge?:
-            return try claims.merge(id: id, record).row
+            return try rows.merge(id: id, record).row
         case .ignore?:
             do {
-                let result = try claims.insert(id: id, record)
+                let result = try rows.insert(id: id, record, keepExisting: true)
                 return result.created ? result.row : nil
             } catch let error as DomainError where error.code == .idConflict {
                 return nil
             }
         case nil:
-            return try claims.insert(id: id, record).row
+            return try rows.insert(id: id, record, keepExisting: false).row
         }
     }
 

@@ -9,7 +9,7 @@ enum BroadcastContent: Sendable, Equatable {
 }
 
 /// The members of each topic on this instance, for `broadcast`. Relaying stays on the
-/// instance: members connected to another instance do not receive it (README: Realtime).
+/// instance: members connected to another instance do not receive it (docs/app-developers/realtime.md).
 final class BroadcastHub: Sendable {
     private let members = Mutex<[String: [ObjectIdentifier: RealtimeChannel]]>([:])
 

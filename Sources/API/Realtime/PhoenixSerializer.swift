@@ -5,7 +5,7 @@ import HTTPServer
 /// parameter: 1.0.0 sends objects `{"join_ref","ref","topic","event","payload"}` (the Python
 /// client's), 2.0.0 arrays `[join_ref, ref, topic, event, payload]` (supabase-swift's and
 /// supabase-js's default). Binary frames of 2.0.0 (supabase-swift's broadcast pushes) are
-/// not carried by the transport; see README.
+/// `PhoenixBinaryCodec`'s; see docs/app-developers/realtime.md.
 enum PhoenixSerializer: String, Sendable {
     case v1 = "1.0.0"
     case v2 = "2.0.0"

@@ -47,13 +47,13 @@ struct RealtimeChange: Sendable {
 
     /// The changes in a user's delta (the pages of one chain), in the order the feed walked
     /// them: parents before children, removals last. `now` stamps removals, which have no
-    /// row to read.
-    static func changes(from pages: [SyncPage], now: Date) -> [RealtimeChange] {
+    /// row to read; `epoch` stamps each change's cursor (DatabaseEpoch).
+    static func changes(from pages: [SyncPage], now: Date, epoch: String) -> [RealtimeChange] {
         var changes: [RealtimeChange] = []
         let removedAt = Timestamp.format(now)
         for page in pages {
             for entry in page.entries {
-                let cursor = entry.after.encoded()
+                let cursor = entry.after.encoded(epoch: epoch)
                 if entry.stage == .removed {
                     guard entry.index < page.removed.count else { continue }
                     let removal = page.removed[entry.index]

@@ -88,7 +88,7 @@ extension RealtimeConnection {
             for entry in entries { subscriptions.append(try PostgresChangeSubscription(entry)) }
         default: throw .invalid("config.postgres_changes must be an array")
         }
-        let replayCursor = try RealtimeReplay.requestedCursor(in: config)
+        let replayCursor = try RealtimeReplay.requestedCursor(in: config, feed: service.sync.feed)
         let broadcast: [String: JSONValue]
         switch config["broadcast"] {
         case .object(let object)?: broadcast = object

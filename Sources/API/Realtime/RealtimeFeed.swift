@@ -277,7 +277,7 @@ final class RealtimeFeed: @unchecked Sendable {
             pages.append(page)
             position = page.next
         }
-        return (RealtimeChange.changes(from: pages, now: Date()), position)
+        return (RealtimeChange.changes(from: pages, now: Date(), epoch: try feed.epoch.current().epoch), position)
     }
 
     private func locked<Result>(_ body: () -> Result) -> Result {

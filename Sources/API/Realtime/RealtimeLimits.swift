@@ -1,4 +1,4 @@
-/// Per-connection limits of the realtime protocol (README: Realtime). The transport bounds
+/// Per-connection limits of the realtime protocol (docs/app-developers/realtime.md). The transport bounds
 /// frames, messages and the send queue; these bound what the channel layer accepts.
 public struct RealtimeLimits: Sendable {
     /// Topics one connection may have joined at once.

@@ -24,16 +24,21 @@ struct RealtimeReplay {
     let resumeFrom: SyncCursor
 
     /// The cursor in a join's config, nil when none (absent or empty presence key).
-    static func requestedCursor(in config: [String: JSONValue]) throws(RealtimeJoinError) -> SyncCursor? {
+    static func requestedCursor(in config: [String: JSONValue], feed: SyncFeed) throws(RealtimeJoinError) -> SyncCursor? {
         guard case .object(let presence)? = config["presence"] else { return nil }
         switch presence["key"] {
         case nil, .null?, .string("")?:
             return nil
         case .string(let text)?:
-            guard let cursor = SyncCursor(decoding: text) else {
+            do {
+                return try feed.cursor(decoding: text)
+            } catch SyncFeedError.epochChanged {
+                throw .resyncRequired("that cursor was issued before the server's data was restored from a backup; resync with /v1/sync without since")
+            } catch SyncFeedError.invalidCursor {
                 throw .invalidCursor("config.presence.key must be a sync cursor (an event's data.cursor or /v1/sync's next_since); join without it and resync with /v1/sync")
+            } catch {
+                throw .unavailable("the database is unavailable; retry shortly")
             }
-            return cursor
         default:
             throw .invalidCursor("config.presence.key must be a string")
         }
@@ -57,6 +62,7 @@ struct RealtimeReplay {
         guard !page.hasMore else {
             throw .resyncRequired("more than \(limit) changes since that cursor; catch up with /v1/sync?since=<cursor>, then join with its last next_since")
         }
-        return RealtimeReplay(changes: RealtimeChange.changes(from: [page], now: Date()), resumeFrom: page.next)
+        guard let epoch = try? feed.epoch.current().epoch else { throw .unavailable("the database is unavailable; retry shortly") }
+        return RealtimeReplay(changes: RealtimeChange.changes(from: [page], now: Date(), epoch: epoch), resumeFrom: page.next)
     }
 }

@@ -9,7 +9,7 @@ import Store
 /// `/object/public/avatars/…` need nothing, not even the apikey (`SupabaseGateway`), so an
 /// `<img>` can load the URL the client builds.
 ///
-/// Rules (README, Storage): anyone signed in may upload to a new name and becomes its owner;
+/// Rules (docs/app-developers/storage.md): anyone signed in may upload to a new name and becomes its owner;
 /// only the owner or an admin may overwrite (`x-upsert: true` or `PUT`) or delete it. An
 /// upload never touches `users.avatar_hash`: the app sets that with a profile update, which
 /// checks the hash names a stored image.

@@ -9,7 +9,7 @@ import Store
 /// - `multipart/form-data` (supabase-swift: the file part's field name is empty; storage3:
 ///   named `file`): exactly one part with a `filename` (or an empty name) is the file; the only
 ///   other parts allowed are Storage's small text fields `cacheControl` and `metadata`, which
-///   are accepted and not stored (see README, Storage);
+///   are accepted and not stored (see docs/app-developers/storage.md);
 /// - anything else: the body is the file's bytes.
 /// The declared Content-Type (storage3 defaults to `text/plain;charset=UTF-8`) is not
 /// trusted: the bytes must be a complete, well-formed PNG or JPEG (`AvatarImage`), at most

@@ -1,3 +1,4 @@
+import Domain
 import HTTP1
 import HTTPServer
 
@@ -16,22 +17,28 @@ enum GoTrueErrorRenderer {
     static let apiVersion = "2024-01-01"
 
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        render(httpError(for: error, context: context))
+    }
+
+    /// `error` as GoTrue would answer it: the body's code, message and status (also what the
+    /// verify redirect puts in its fragment).
+    static func httpError(for error: any Error, context: RequestContext) -> HTTPError {
         let mapped = DatabaseErrorMapping.map(error)
         guard let httpError = mapped as? HTTPError else {
             context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return render(translate(.internalError))
+            return translate(.internalError)
         }
         // Database errors from work done off the middleware chain (the KDF pool) are logged here.
         if httpError.status.code >= 500, !(error is HTTPError) {
             context.logger.error("auth request failed", metadata: ["error": "\(String(reflecting: error))"])
         }
-        return render(translate(httpError))
+        return translate(httpError)
     }
 
     static func render(_ error: HTTPError) -> HTTPResponse {
         var body: [String: JSONValue] = ["code": .string(error.code), "message": .string(error.message)]
         // GoTrue's weak-password answer carries the reasons; clients build their error from them.
-        if error.code == "weak_password", let details = error.details { body["weak_password"] = details }
+        if error.code == GoTrueErrorCode.weakPassword.rawValue, let details = error.details { body["weak_password"] = details }
         var response = HTTPResponse.jsonError(status: error.status, code: error.code, message: error.message)
         if let encoded = try? HTTPResponse.json(JSONValue.object(body), status: error.status) { response = encoded }
         for field in error.extraHeaders { response.headers.add(name: field.name, value: field.value) }
@@ -43,36 +50,54 @@ enum GoTrueErrorRenderer {
     static func translate(_ error: HTTPError) -> HTTPError {
         var translated = error
         switch error.code {
-        case "invalid_credentials":
+        case ErrorCode.invalidCredentials.rawValue:
             // GoTrue answers a wrong password with 400, not 401.
             translated.status = .badRequest
             translated.message = "Invalid login credentials"
-        case "rate_limited":
-            translated.code = "over_request_rate_limit"  // status 429 and Retry-After kept
-        case "unauthorized":
+        case ErrorCode.rateLimited.rawValue:
+            translated.code = GoTrueErrorCode.overRequestRateLimit.rawValue  // status 429 and Retry-After kept
+        case ErrorCode.unauthorized.rawValue:
             let tokenGiven = error.extraHeaders["WWW-Authenticate"]?.contains("invalid_token") ?? false
             translated.status = tokenGiven ? .forbidden : .unauthorized
-            translated.code = tokenGiven ? "bad_jwt" : "no_authorization"
+            translated.code = (tokenGiven ? GoTrueErrorCode.badJWT : .noAuthorization).rawValue
             translated.message = tokenGiven ? "invalid JWT: the access token is invalid"
                 : "This endpoint requires a valid Bearer token"
-        case "token_expired":
+        case ErrorCode.tokenExpired.rawValue:
             translated.status = .forbidden
-            translated.code = "bad_jwt"
+            translated.code = GoTrueErrorCode.badJWT.rawValue
             translated.message = "invalid JWT: token is expired"
-        case "session_revoked":
+        case ErrorCode.sessionRevoked.rawValue:
             translated.status = .forbidden
-            translated.code = "session_not_found"
+            translated.code = GoTrueErrorCode.sessionNotFound.rawValue
             translated.message = "Session from session_id claim in JWT does not exist"
-        case "invalid_json", "invalid_encoding", "unsupported_media_type":
-            translated.code = "bad_json"  // status (400 or 415) kept
-        case "validation_failed":
+        case ErrorCode.invalidJSON.rawValue, ErrorCode.invalidEncoding.rawValue, ErrorCode.unsupportedMediaType.rawValue:
+            translated.code = GoTrueErrorCode.badJSON.rawValue  // status (400 or 415) kept
+        case ErrorCode.validationFailed.rawValue:
             translated.message = fieldMessages(error) ?? error.message
-        case "internal_error":
-            translated.code = "unexpected_failure"
+        case ErrorCode.internalError.rawValue:
+            translated.code = GoTrueErrorCode.unexpectedFailure.rawValue
+        // The e-mail flows, in GoTrue's codes and words.
+        case ErrorCode.emailCodeInvalid.rawValue:
+            translated.status = .forbidden
+            translated.code = GoTrueErrorCode.otpExpired.rawValue
+            translated.message = "Token has expired or is invalid"
+        case ErrorCode.emailRateLimited.rawValue:
+            translated.code = GoTrueErrorCode.overEmailSendRateLimit.rawValue  // status 429 and Retry-After kept
+        case ErrorCode.emailTaken.rawValue:
+            translated.status = .unprocessableContent
+            translated.code = GoTrueErrorCode.emailExists.rawValue
+            translated.message = "A user with this email address has already been registered"
+        case ErrorCode.authCodeInvalid.rawValue:
+            translated.status = .notFound
+            translated.code = GoTrueErrorCode.flowStateNotFound.rawValue
+            translated.message = "invalid flow state, no valid flow state found"
+        case ErrorCode.codeVerifierMismatch.rawValue:
+            translated.status = .badRequest
+            translated.code = GoTrueErrorCode.badCodeVerifier.rawValue
         default:
             break
         }
-        translated.details = error.code == "weak_password" ? error.details : nil
+        translated.details = error.code == GoTrueErrorCode.weakPassword.rawValue ? error.details : nil
         return translated
     }
 

@@ -28,15 +28,27 @@ enum GoTrueRoutes {
                 case .session(let user, let sessionID, let refreshToken):
                     return .response(try session(auth, user, sessionID, refreshToken))
                 case .reused:
-                    throw HTTPError(status: .badRequest, code: "refresh_token_already_used",
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.refreshTokenAlreadyUsed.rawValue,
                                     message: "Invalid Refresh Token: Already Used")
                 case .invalid:
-                    throw HTTPError(status: .badRequest, code: "refresh_token_not_found",
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.refreshTokenNotFound.rawValue,
                                     message: "Invalid Refresh Token: Refresh Token Not Found")
                 }
+            case "pkce":
+                // The code a PKCE mail link answered (GET /verify) and the app's verifier.
+                var body = try GoTrueBody(request, allowed: ["auth_code", "code_verifier"])
+                let code = body.string("auth_code", required: false) ?? ""
+                let verifier = body.string("code_verifier", required: false) ?? ""
+                try body.finish()
+                guard !code.isEmpty, !verifier.isEmpty else {
+                    throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
+                                    message: "invalid request: both auth code and code verifier should be non-empty")
+                }
+                let signedIn = try auth.exchangePKCE(code: code, verifier: verifier, request, context)
+                return .response(try session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken))
             default:
-                throw HTTPError(status: .badRequest, code: "validation_failed",
-                                message: "grant_type must be password or refresh_token.")
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
+                                message: "grant_type must be password, refresh_token or pkce.")
             }
         }
     }
@@ -46,7 +58,7 @@ enum GoTrueRoutes {
         router.post("/auth/v1/logout") { _, context in
             let principal = try AuthService.principal(context)
             guard let sessionID = principal.sessionID else {
-                throw HTTPError(status: .badRequest, code: "not_a_session",
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.notASession.rawValue,
                                 message: "API keys are not sessions; revoke a key with DELETE /v1/api-keys/{id}.")
             }
             let revoked: [UUID]
@@ -59,7 +71,7 @@ enum GoTrueRoutes {
             case "others":
                 revoked = try auth.sessions.revokeAll(userID: principal.userID, except: sessionID, reason: .logout)
             default:
-                throw HTTPError(status: .badRequest, code: "validation_failed",
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
                                 message: "scope must be global, local or others.")
             }
             auth.revokedSessions.insert(revoked)
@@ -70,21 +82,46 @@ enum GoTrueRoutes {
         }
         router.put("/auth/v1/user") { request, context in
             let user = try currentUser(auth, context)
-            let update = try GoTrueUserUpdate(request, current: user)
+            let update = try GoTrueUserUpdate(request, current: user,
+                                              redirects: auth.emailSettings.redirects, redirectTo: context.query["redirect_to"])
             guard let password = update.password else {
-                return .response(try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth))))
+                return .response(try .json(finishUpdate(user, update, auth)))
             }
             return respondOnKDFPool(auth, context) {
-                do {
-                    // /v1's rule: current password checked (and throttled), other sessions revoked.
-                    try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
-                } catch let error as DomainError where error.code == .validationFailed {
-                    throw HTTPError(status: .badRequest, code: "current_password_mismatch",
-                                    message: "The current password is incorrect.")
+                if update.currentPassword.isEmpty {
+                    // Only a session from a recovery or invitation mail may, once (supabase
+                    // clients send only `password` after "forgot password").
+                    guard try auth.resetPassword(user, to: password, context) else {
+                        throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordRequired.rawValue,
+                                        message: "Current password required when setting new password.")
+                    }
+                } else {
+                    do {
+                        // /v1's rule: current password checked (and throttled), other sessions revoked.
+                        try AuthRoutes.changePassword(user, to: password, current: update.currentPassword, context, auth)
+                    } catch let error as DomainError where error.code == .validationFailed {
+                        throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordMismatch.rawValue,
+                                        message: "The current password is incorrect.")
+                    }
                 }
-                return try .json(GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth)))
+                return try .json(finishUpdate(user, update, auth))
             }
         }
+    }
+
+    /// The rest of an update once any password change went through: a new address is only
+    /// requested (the account moves when the mail to it is verified, type email_change; the
+    /// old address gets a notice), then the rename. GoTrue's user, with a requested address
+    /// change as `new_email`.
+    static func finishUpdate(_ user: Domain.User, _ update: GoTrueUserUpdate, _ auth: AuthService) throws -> JSONValue {
+        if let change = update.emailChange { try auth.requestEmailChange(user, change) }
+        var json = GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth))
+        if let change = update.emailChange, case .object(var fields) = json {
+            fields["new_email"] = .string(change.email)
+            fields["email_change_sent_at"] = JSONOutput.timestamp(Date())
+            json = .object(fields)
+        }
+        return json
     }
 
     /// The caller's user; the same rule as `AuthService.currentUser` (gone or deactivated →
@@ -92,9 +129,9 @@ enum GoTrueRoutes {
     static func currentUser(_ auth: AuthService, _ context: RequestContext) throws -> Domain.User {
         let principal = try AuthService.principal(context)
         guard let user = try auth.users.find(id: principal.userID) else {
-            throw HTTPError(status: .forbidden, code: "user_not_found", message: "User from sub claim in JWT does not exist")
+            throw HTTPError(status: .forbidden, code: GoTrueErrorCode.userNotFound.rawValue, message: "User from sub claim in JWT does not exist")
         }
-        guard user.isActive else { throw HTTPError(status: .forbidden, code: "user_banned", message: "User is banned") }
+        guard user.isActive else { throw HTTPError(status: .forbidden, code: GoTrueErrorCode.userBanned.rawValue, message: "User is banned") }
         return user
     }
 

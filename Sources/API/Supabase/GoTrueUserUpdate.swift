@@ -5,24 +5,29 @@ import HTTPServer
 /// The body of `PUT /auth/v1/user`, checked against what we can honestly do:
 /// - `password` changes the password under `/v1`'s rule, so it needs `current_password`
 ///   (GoTrue's field for the same check; supabase-py sends it, supabase-swift's
-///   `UserAttributes` cannot — see the README). A reauthentication `nonce` is not accepted in
-///   its place and is ignored.
+///   `UserAttributes` cannot), except once in a session opened by a recovery or invitation
+///   mail (the route decides: `AuthService.resetPassword`). A reauthentication `nonce` is not
+///   accepted in its place and is ignored.
 /// - `data.name` renames the caller; `data.avatar_hash` is server-managed and ignored (avatars
 ///   change through `/v1/me/avatar`); any other `data` key is refused, since we do not store
 ///   arbitrary metadata and silently dropping it would lose the app's data.
-/// - `email` may only repeat the current address; `phone` must be empty: neither can change.
+/// - `email`: a different address starts an address change (a code and link to it, a notice
+///   to the current one; PKCE `code_challenge` as GoTrue takes it); `phone` must be empty.
 struct GoTrueUserUpdate {
     var name: String?
     var password: String?
     var currentPassword: String
+    /// The requested new address, when `email` names another one.
+    var emailChange: AuthService.EmailRequest?
 
-    init(_ request: HTTPRequest, current user: User) throws {
-        var body = try GoTrueBody(request, allowed: ["password", "current_password", "data", "email", "phone", "nonce"])
+    init(_ request: HTTPRequest, current user: User, redirects: RedirectAllowList, redirectTo: String?) throws {
+        var body = try GoTrueBody(request, allowed: ["password", "current_password", "data", "email", "phone", "nonce",
+                                                     "code_challenge", "code_challenge_method"])
         let password = body.string("password", required: false).flatMap { $0.isEmpty ? nil : $0 }
         let current = body.string("current_password", required: false)
-        if let email = body.string("email", required: false), !email.isEmpty,
-           email.lowercased() != user.email.lowercased() {
-            body.add(FieldError(field: "email", code: "not_supported", message: "The email address cannot be changed."))
+        let requested = body.string("email", required: false)?.trimmingCharacters(in: .whitespaces) ?? ""
+        if !requested.isEmpty, requested.lowercased() != user.email.lowercased() {
+            emailChange = body.body.emailRequest(redirectTo: redirectTo, redirects: redirects)
         }
         if let phone = body.string("phone", required: false), !phone.isEmpty {
             body.add(FieldError(field: "phone", code: "not_supported", message: "Phone numbers are not supported."))
@@ -55,12 +60,8 @@ struct GoTrueUserUpdate {
         try body.finish()
         if let password {
             if let problem = UserRules.checkPassword(password) {
-                throw HTTPError(status: .unprocessableContent, code: "weak_password", message: problem.message,
+                throw HTTPError(status: .unprocessableContent, code: GoTrueErrorCode.weakPassword.rawValue, message: problem.message,
                                 details: ["reasons": [.string(problem.code)]])
-            }
-            guard let current, !current.isEmpty else {
-                throw HTTPError(status: .badRequest, code: "current_password_required",
-                                message: "Current password required when setting new password.")
             }
         }
         self.password = password

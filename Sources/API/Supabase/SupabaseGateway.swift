@@ -13,6 +13,7 @@ import HTTPServer
 /// - `Authorization: Bearer <publishable key>` means "anonymous": the header is dropped before
 ///   authentication, so a route that needs a user answers as for a request without one.
 /// - Errors of the family are rendered in the family's wire shape (`SupabaseFamily.render`).
+/// - Except: `GET /auth/v1/verify`, the link in a mail, which a browser opens without headers.
 /// - Except: `GET`/`HEAD` of public Storage objects (`/storage/v1/object/public/…`) need no key.
 ///   Clients build those URLs for `<img>` tags and plain downloads, which cannot add headers;
 ///   Supabase's own gateway leaves them open too. Everything else under `/storage/v1` needs it.
@@ -36,7 +37,7 @@ public struct SupabaseGateway: Middleware {
             return try next(request, context)
         }
         do {
-            if !Self.isPublicObjectRead(request) { try checkAPIKey(request, context) }
+            if !Self.isPublicObjectRead(request), !Self.isVerifyLink(request) { try checkAPIKey(request, context) }
             var request = request
             if bearerIsPublishableKey(request) { request.head.headers.remove(name: "Authorization") }
             return try next(request, context)
@@ -47,11 +48,11 @@ public struct SupabaseGateway: Middleware {
 
     func checkAPIKey(_ request: HTTPRequest, _ context: RequestContext) throws {
         guard let presented = request.headers["apikey"] ?? context.query["apikey"] else {
-            throw HTTPError(status: .unauthorized, code: "no_api_key", message: "No API key found in request.",
+            throw HTTPError(status: .unauthorized, code: SupabaseGatewayCode.noAPIKey.rawValue, message: "No API key found in request.",
                             hint: "Send the server's publishable key (PUBLISHABLE_KEY) in the apikey header.")
         }
         guard let publishableKey, ConstantTime.equals(Array(presented.utf8), publishableKey) else {
-            throw HTTPError(status: .unauthorized, code: "invalid_api_key", message: "Invalid API key.",
+            throw HTTPError(status: .unauthorized, code: SupabaseGatewayCode.invalidAPIKey.rawValue, message: "Invalid API key.",
                             hint: "Use the publishable key the server printed at start (PUBLISHABLE_KEY).")
         }
     }
@@ -60,6 +61,14 @@ public struct SupabaseGateway: Middleware {
 
     static func isPublicObjectRead(_ request: HTTPRequest) -> Bool {
         (request.method == .get || request.method == .head) && request.path.hasPrefix(publicObjectPrefix)
+    }
+
+    static let verifyLinkPath = SupabaseFamily.auth.prefix + "/verify"
+
+    /// The link in a sign-in, recovery or invitation mail: a browser opens it and cannot add
+    /// an `apikey` header. GoTrue's gateway leaves it open too; its token is the credential.
+    static func isVerifyLink(_ request: HTTPRequest) -> Bool {
+        (request.method == .get || request.method == .head) && request.path == verifyLinkPath
     }
 
     func bearerIsPublishableKey(_ request: HTTPRequest) -> Bool {

@@ -5,7 +5,7 @@
 /// route's error style (the `/v1` contract shape today).
 public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is; each error style maps a kind to one status.
-    public enum Kind: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable, CaseIterable {
         /// The request cannot be read (malformed JSON, a bad parameter or cursor): 400.
         case badRequest
         /// No such row, or the caller cannot see it (deliberately the same, contract §2): 404.

@@ -1,0 +1,156 @@
+import Credentials
+import Domain
+import Foundation
+import Mail
+import Postgres
+import Store
+
+/// The requests that send a code and link by e-mail: sign-in (`/otp`), recovery, resend,
+/// invitation and address change. Each runs in one transaction: the per-address mail limit,
+/// the account lookup, the token and its mail (`MailOutbox`) commit together or not at all.
+///
+/// Unknown and deactivated addresses get the same answer as known ones, and the same work
+/// where it costs: the per-address interval and the hourly limit are checked for them too (so
+/// a refusal reads the same), and a code, a link and their keyed hashes are made and dropped,
+/// so timing does not tell accounts apart beyond the inserts that are skipped.
+extension AuthService {
+    /// A checked mail request: the address as typed (trimmed), an optional PKCE challenge and
+    /// the allow-listed redirect target for the link.
+    struct EmailRequest: Sendable {
+        var email: String
+        var challenge: EmailTokenStore.Challenge?
+        var redirectTo: String
+    }
+
+    /// GoTrue's `POST /otp`: a sign-in code and link. `createUser` creates an account for an
+    /// unknown address only when the operator enabled sign-up (AUTH_EMAIL_SIGNUP).
+    func requestSignInCode(_ request: EmailRequest, createUser: Bool, name: String?) throws {
+        try sendingMail(to: [request.email]) { connection in
+            if let found = try UserStore.findActive(email: request.email, on: connection) {
+                try mailToken(.magicLink, user: found.user, to: request.email, request, on: connection)
+            } else if createUser, emailSettings.signupEnabled {
+                let user = try UserStore.createWithoutPassword(email: request.email, name: name ?? Self.defaultName(request.email),
+                                                               userType: .realtor, on: connection)
+                try mailToken(.magicLink, user: user, to: request.email, request, on: connection)
+            } else {
+                try spendLikeAToken(.magicLink, request, on: connection)
+            }
+        }
+    }
+
+    /// GoTrue's `POST /recover`: a code and link that open a session allowed to set a new password.
+    func requestRecovery(_ request: EmailRequest) throws {
+        try sendingMail(to: [request.email]) { connection in
+            if let found = try UserStore.findActive(email: request.email, on: connection) {
+                try mailToken(.recovery, user: found.user, to: request.email, request, on: connection)
+            } else {
+                try spendLikeAToken(.recovery, request, on: connection)
+            }
+        }
+    }
+
+    /// What `POST /resend` can send again: an invitation not yet taken up (GoTrue's `signup`
+    /// type: our accounts are never self-registered, an invitation is their confirmation) or a
+    /// pending address change (`email_change`, `email` being the current address).
+    enum ResendKind: String, Sendable {
+        case invitation = "signup"
+        case emailChange = "email_change"
+    }
+
+    func resend(_ request: EmailRequest, kind: ResendKind) throws {
+        try sendingMail(to: [request.email]) { connection in
+            let found = try UserStore.findActive(email: request.email, on: connection)
+            switch (kind, found) {
+            case (.invitation, let found?) where !found.hasPassword:
+                try mailToken(.invite, user: found.user, to: request.email, request, on: connection)
+            case (.emailChange, let found?):
+                guard let newEmail = try EmailTokenStore.pendingEmailChange(userID: found.user.id, on: connection) else {
+                    return try spendLikeAToken(.magicLink, request, on: connection)
+                }
+                try mailToken(.emailChange, user: found.user, to: newEmail, request, on: connection)
+            default:
+                try spendLikeAToken(.magicLink, request, on: connection)
+            }
+        }
+    }
+
+    /// An administrator invites `email`: a new account without a password and a mail to sign
+    /// in and set one. Inviting an address whose invitation is still open sends a new one;
+    /// an account that already has a password answers `email_taken`.
+    func invite(_ request: EmailRequest, name: String?, userType: UserType) throws -> User {
+        try sendingMail(to: [request.email]) { connection in
+            let user: User
+            if let found = try UserStore.findActive(email: request.email, on: connection) {
+                guard !found.hasPassword else { throw UserStore.emailTaken }
+                user = found.user
+            } else {
+                user = try UserStore.createWithoutPassword(email: request.email, name: name ?? Self.defaultName(request.email),
+                                                           userType: userType, on: connection)
+            }
+            try mailToken(.invite, user: user, to: request.email, request, on: connection)
+            return user
+        }
+    }
+
+    /// A signed-in user asks to move to `request.email`: a code and link to the new address,
+    /// a notice to the current one. Nothing changes until the new address is confirmed.
+    func requestEmailChange(_ user: User, _ request: EmailRequest) throws {
+        try sendingMail(to: [request.email, user.email]) { connection in
+            if try UserStore.emailInUse(request.email, on: connection) { throw UserStore.emailTaken }
+            try mailToken(.emailChange, user: user, to: request.email, request, on: connection)
+            try emailSettings.outbox.enqueue(.emailChangeNotice(newEmail: request.email),
+                                   to: try MailAddress(user.email, name: user.name), on: connection)
+        }
+    }
+
+    /// Runs `work` after taking the per-address mail interval for every address (known to us
+    /// or not); refused with 429 and `Retry-After` when one was taken too recently.
+    private func sendingMail<Result>(to addresses: [String], _ work: (PostgresConnection) throws -> Result) throws -> Result {
+        try pool.withTransaction { connection in
+            for address in addresses {
+                // Throwing rolls back the intervals taken for the other addresses too.
+                if let wait = try MailOutbox.reserveAddress(address, interval: emailSettings.addressInterval, on: connection) {
+                    throw AuthRoutes.mailRateLimited(Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
+                }
+            }
+            if try MailOutbox.queuedCount(within: .seconds(3600), on: connection) >= emailSettings.hourlyLimit {
+                throw AuthRoutes.mailRateLimited(Int(emailSettings.addressInterval.components.seconds))
+            }
+            return try work(connection)
+        }
+    }
+
+    /// Issues a token of `purpose` for `user` and queues its mail to `address` in the same transaction.
+    private func mailToken(_ purpose: EmailTokenPurpose, user: User, to address: String, _ request: EmailRequest,
+                           on connection: PostgresConnection) throws {
+        let issued = try emailTokens.issue(userID: user.id, purpose: purpose, email: address,
+                                           challenge: request.challenge, on: connection)
+        let link = emailSettings.redirects.verifyLink(token: issued.linkToken, type: purpose.rawValue,
+                                                      redirectTo: request.redirectTo)
+        let minutes = emailSettings.validMinutes
+        let content: MailContent = switch purpose {
+        case .magicLink: .magicLink(code: issued.code, link: link, validMinutes: minutes)
+        case .recovery: .recovery(code: issued.code, link: link, validMinutes: minutes)
+        case .invite: .invite(code: issued.code, link: link, validMinutes: minutes)
+        case .emailChange: .emailChange(code: issued.code, link: link, newEmail: address, validMinutes: minutes)
+        }
+        try emailSettings.outbox.enqueue(content, to: try MailAddress(address, name: user.name), on: connection)
+    }
+
+    /// The work of `mailToken` for an address that gets no mail (unknown, deactivated, or
+    /// nothing to resend): the token's statements touch no row, the mail is rendered and
+    /// dropped. So both answers cost about the same; only the two inserts' writes are skipped.
+    private func spendLikeAToken(_ purpose: EmailTokenPurpose, _ request: EmailRequest, on connection: PostgresConnection) throws {
+        let issued = try emailTokens.dryIssue(purpose: purpose, on: connection)
+        let link = emailSettings.redirects.verifyLink(token: issued.linkToken, type: purpose.rawValue, redirectTo: request.redirectTo)
+        let recipient = try MailAddress(request.email)
+        let content = MailContent.magicLink(code: issued.code, link: link, validMinutes: emailSettings.validMinutes)
+        _ = try MailMessage(from: emailSettings.outbox.sender, to: recipient,
+                            rendered: emailSettings.outbox.templates.render(content, to: recipient))
+    }
+
+    /// The name of an account created from an address alone: its local part.
+    static func defaultName(_ email: String) -> String {
+        String(email.prefix { $0 != "@" }.prefix(UserRules.nameMaximumLength))
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Postgres
+
+/// What a backup's manifest records about the database, read inside the dump's snapshot, and
+/// what `restore --verify` reads back from the restored copy to compare.
+struct DatabaseFacts {
+    var takenAt: String
+    var snapshot: String
+    var database: String
+    var serverVersion: String
+    var serverVersionNum: Int
+    var migrations: [BackupManifest.Migration]
+    var rowCounts: [String: Int]
+    var roles: [String]
+    /// `CREATE ROLE` (when missing) for each of `roles`; no passwords: a backup file should not
+    /// carry credentials (set them with ALTER ROLE … PASSWORD after a restore into a new cluster).
+    var rolesSQL: String
+    var epoch: String?
+
+    static func read(on connection: PostgresConnection) throws -> DatabaseFacts {
+        guard let server = try connection.query("""
+            SELECT current_setting('server_version') AS version, current_setting('server_version_num')::int AS number,
+                   current_database() AS database,
+                   to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS taken_at,
+                   pg_current_snapshot()::text AS snapshot,
+                   to_regclass('schema_migrations') IS NOT NULL AS migrated,
+                   to_regclass('dispatch_identity') IS NOT NULL AS has_epoch
+            """).first else { throw BackupError("the database answered no server facts") }
+        var facts = DatabaseFacts(takenAt: try server.decode("taken_at"), snapshot: try server.decode("snapshot"), database: try server.decode("database"),
+                                  serverVersion: try server.decode("version"), serverVersionNum: try server.decode("number"),
+                                  migrations: [], rowCounts: [:], roles: [], rolesSQL: "", epoch: nil)
+        if try server.decode("migrated", as: Bool.self) {
+            facts.migrations = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").map {
+                BackupManifest.Migration(version: try $0.decode("version"), name: try $0.decode("name"), checksum: try $0.decode("checksum"))
+            }
+        }
+        if try server.decode("has_epoch", as: Bool.self) {
+            facts.epoch = try connection.query("SELECT epoch FROM dispatch_identity").first?.decode("epoch")
+        }
+        facts.rowCounts = try rowCounts(on: connection)
+        let roles = try connection.query("""
+            SELECT r.rolname AS name,
+                   format('DO $do$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = %L) THEN CREATE ROLE %I %s; END IF; END $do$;',
+                          r.rolname, r.rolname, CASE WHEN r.rolcanlogin THEN 'LOGIN' ELSE 'NOLOGIN' END) AS statement
+            FROM pg_roles r
+            WHERE r.rolname !~ '^pg_' AND r.oid IN (
+                SELECT relowner FROM pg_class WHERE relnamespace = current_schema()::regnamespace
+                UNION SELECT proowner FROM pg_proc WHERE pronamespace = current_schema()::regnamespace
+                UNION SELECT (aclexplode(relacl)).grantee FROM pg_class
+                      WHERE relnamespace = current_schema()::regnamespace AND relacl IS NOT NULL)
+            ORDER BY 1
+            """)
+        facts.roles = try roles.map { try $0.decode("name") }
+        facts.rolesSQL = "-- Roles that own or hold privileges on this database's objects (no passwords).\n"
+            + (try roles.map { try $0.decode("statement", as: String.self) + "\n" }).joined()
+        return facts
+    }
+
+    /// Rows per table (ordinary and partitioned) of the current schema.
+    static func rowCounts(on connection: PostgresConnection) throws -> [String: Int] {
+        let tables = try connection.query("""
+            SELECT relname AS name, quote_ident(relname) AS quoted FROM pg_class
+            WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') ORDER BY relname
+            """)
+        var counts: [String: Int] = [:]
+        for table in tables {
+            let quoted: String = try table.decode("quoted")
+            counts[try table.decode("name")] = try connection.query("SELECT count(*)::int8 AS n FROM \(unsafeSQL: quoted)").first?.decode("n") ?? 0
+        }
+        return counts
+    }
+}

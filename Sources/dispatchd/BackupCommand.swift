@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `dispatchd backup [--output FILE] [--keep N]`: one consistent backup file (BackupMaker);
+/// the last line printed is its path, for scripts.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back up the database into one file (pg_dump custom format, roles and a manifest); prints its path last.")
+
+    @Option(help: "The file to write (default: BACKUP_DIR/dispatch-backup-<UTC time>.tar).")
+    var output: String?
+
+    @Option(help: "Backups to keep in the file's directory, newest first; 0 keeps all (env BACKUP_KEEP, default 7).")
+    var keep: Int?
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() throws {
+        let configuration = try options.loadOrExit()
+        LoggingSetup.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
+        let logger = Logger(label: "dispatchd")
+        if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more") }
+        do {
+            let session = try DatabaseSession.open(configuration: configuration, logger: logger, leavesRunningServer: true)
+            defer { session.close() }
+            let file = output.map { URL(fileURLWithPath: $0) }
+                ?? URL(fileURLWithPath: configuration.backup.directory).appendingPathComponent(BackupMaker.fileName(at: Date()))
+            let manifest = try BackupMaker(target: session.target).make(to: file)
+            logger.info("backup written", metadata: ["file": .string(file.path), "tables": .stringConvertible(manifest.rowCounts.count),
+                                                     "schema_version": .stringConvertible(manifest.schemaVersion)])
+            for removed in try BackupRetention.prune(file.deletingLastPathComponent(), keep: keep ?? configuration.backup.keep) {
+                logger.info("old backup removed", metadata: ["file": .string(removed.path)])
+            }
+            print(file.standardizedFileURL.path)
+        } catch {
+            // One line, the same for every failure (BackupError, the database, the filesystem).
+            FileHandle.standardError.write(Data("dispatchd backup: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
