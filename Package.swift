@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Server-rendered HTML: escapes < > & " ', no dependencies (the console's and the mail's templates).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
@@ -45,9 +46,15 @@ let package = Package(
                                              .product(name: "Mustache", package: "swift-mustache")]),
         // HTTP routes and handlers; error → HTTP mapping.
         .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", "Mail", logging]),
+        // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
+        // Templates and assets are compiled in (ConsoleAssets+Generated.swift, from console/).
+        .target(name: "Console", dependencies: [
+            "API", "HTTPServer", "HTTP1", "Postgres", "Store", "Domain", "Credentials", logging,
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
+            "API", "Console", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -61,6 +68,6 @@ let package = Package(
         .testTarget(name: "MailTests", dependencies: ["Mail", "API", "Postgres", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
-        .testTarget(name: "EndToEndTests", dependencies: ["API", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["API", "Console", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]
 )

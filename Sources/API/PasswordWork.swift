@@ -32,8 +32,9 @@ public final class PasswordWork: Sendable {
     deinit { pool.stop() }
 
     /// Answers with what `work` returns or throws, rendered as the middleware would (database
-    /// errors mapped, anything unexpected a logged 500).
-    func respond(_ context: RequestContext, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HandlerReply {
+    /// errors mapped, anything unexpected a logged 500). Public for the console, whose work
+    /// renders its own errors as pages.
+    public func respond(_ context: RequestContext, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HandlerReply {
         let completion = ResponseCompletion()
         pool.submit {
             guard !completion.isCancelled else { return }

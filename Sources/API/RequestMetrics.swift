@@ -50,6 +50,20 @@ public final class RequestMetrics: Sendable {
         }
     }
 
+    /// Every request so far, all routes together: the count and the cumulative count at or
+    /// under each of `durationBuckets` (for the console's rate and p95 charts, which diff two readings).
+    public var totals: (requests: Int, cumulativeBuckets: [Int]) {
+        state.withLock { state in
+            var buckets = Array(repeating: 0, count: Self.durationBuckets.count)
+            var count = 0
+            for histogram in state.durations.values {
+                count += histogram.count
+                for index in buckets.indices { buckets[index] += histogram.bucketCounts[index] }
+            }
+            return (count, buckets)
+        }
+    }
+
     func write(to output: inout PrometheusText) {
         let (requests, durations, source) = state.withLock { ($0.requests, $0.durations, $0.serverMetrics) }
         output.family("http_requests_total", type: "counter", help: "HTTP requests answered, by route pattern, method and status.")

@@ -36,10 +36,12 @@ enum SyncRoutes {
                 do {
                     page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
                 } catch {
+                    if case SyncFeedError.resyncRequired = error { auth.devices.reset(principal) }
                     throw SyncService.mapped(error)
                 }
             }
             let epoch = try sync.feed.epoch.current().epoch
+            auth.devices.synced(principal, cursor: page.next)
             guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page, epoch: epoch)) }
             let completion = ResponseCompletion()
             let feed = sync.feed

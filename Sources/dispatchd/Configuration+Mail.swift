@@ -26,8 +26,8 @@ extension Configuration {
 
         static func load(_ reader: EnvironmentReader) throws(ConfigurationError) -> MailSettings {
             let host = reader.string(.smtpHost)
-            if host == nil, let stray = ["SMTP_PORT", "SMTP_USER", "SMTP_PASS", "SMTP_TLS", "SMTP_CA_FILE"].first(where: { reader.string($0) != nil }) {
-                throw ConfigurationError("\(stray) is set but SMTP_HOST is not: set SMTP_HOST to send mail (without it, mail is only written to DATA_DIR/mail)")
+            if host == nil, let stray = [Setting.smtpPort, .smtpUser, .smtpPass, .smtpTLS, .smtpCAFile].first(where: { reader.string($0) != nil }) {
+                throw ConfigurationError("\(stray.name) is set but SMTP_HOST is not: set SMTP_HOST to send mail (without it, mail is only written to DATA_DIR/mail)")
             }
             var smtp: SMTPSettings?
             if let host {

@@ -15,6 +15,7 @@ enum ServeBanner {
         if let publishableKey {
             lines.append("Supabase-compatible API: \(url) with publishable key \(publishableKey)")
         }
+        lines.append("Console: \(url)/console (sign in with an administrator's email and password)")
         if let firstAdmin, let password = firstAdmin.generatedPassword {
             lines += [
                 "",

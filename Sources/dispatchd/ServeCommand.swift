@@ -87,12 +87,16 @@ struct ServeCommand: ParsableCommand {
                            status: BackupStatus(), logger: logger)
             : nil
         application.backups = dailyBackups?.status
+        let console = try ConsoleWiring(application: application, auth: auth, pool: session.pool, migrator: migrator,
+                                        configuration: configuration)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
-            responder: application.makeRouter(),
-            middleware: application.middleware,
+            responder: console.router,
+            middleware: console.middleware,
             logger: logger
         )
+        console.sampler.start()
+        defer { console.sampler.stop() }
         application.metrics.setServerMetricsSource { server.metrics }
         application.sync?.start()
         defer { application.sync?.stop() }

@@ -1,4 +1,5 @@
 import API
+import Console
 import Credentials
 import Domain
 import Foundation
@@ -23,11 +24,14 @@ final class AuthTestServer {
     let auth: AuthService
     let server: HTTPServer
     let admin: User
+    /// The operator's console on the same server (`withConsole`), as dispatchd wires it.
+    private(set) var console: ConsoleApplication?
 
     init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
          listPaging: ListPaging = ListPaging(),
          refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
-         kdfConcurrency: Int = 2, workerCount: Int = 4, adjustRouter: (inout Router) -> Void = { _ in }) throws {
+         kdfConcurrency: Int = 2, workerCount: Int = 4, withConsole: Bool = false, secureConsoleCookies: Bool = false,
+         adjustRouter: (inout Router) -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
@@ -42,12 +46,26 @@ final class AuthTestServer {
             publishableKey: Self.publishableKey
         )
         var router = application.makeRouter()
+        var middleware = application.middleware
+        if withConsole {
+            let errors = ErrorRing()
+            let console = try ConsoleApplication(
+                auth: auth,
+                server: ConsoleServerFacts(version: "test", pool: database.pool,
+                                           migrator: Migrator(directoryPath: ProjectPaths.migrations),
+                                           sampler: MetricsSampler(metrics: application.metrics, pool: database.pool, sync: application.sync),
+                                           errors: errors),
+                secureCookies: secureConsoleCookies)
+            console.register(on: &router)
+            middleware = [ErrorRingMiddleware(ring: errors)] + middleware + [console.middleware]
+            self.console = console
+        }
         adjustRouter(&router)
         server = HTTPServer(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0,
                                                    limits: HTTPParserLimits(maxBodyBytes: APIApplication.maxRequestBodyBytes),
                                                    workerCount: workerCount),
-            responder: router, middleware: application.middleware,
+            responder: router, middleware: middleware,
             logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         try server.start()

@@ -163,6 +163,10 @@ import Testing
         let now = try server.instances[0].sync.feed.currentCursor()
         let future = try #require(SyncSnapshot(text: "\(now.lower + 1_000_000):\(now.lower + 1_000_000):"))
         #expect(try reason(SyncCursor(since: future, horizon: 0).encoded(), "future").hasPrefix("InvalidCursor: "))
+        // A cursor of another epoch (issued before a restore): resync, on both routes.
+        let restored = now.encoded(epoch: String(repeating: "0", count: 32))
+        #expect(try reason(restored, "restored").hasPrefix("ResyncRequired: "))
+        #expect(try server.sync(rita, since: restored).status == 410)
 
         // More changes than a replay may carry: catch up with /v1/sync first.
         let cursor = now.encoded()

@@ -1,0 +1,38 @@
+import API
+import HTTPServer
+import Postgres
+
+/// The operator's console, served by dispatchd under `/console` (issue 26). `register` adds
+/// every console route to the application's router in one group: anonymous as far as the
+/// API's bearer authentication is concerned (the console has its own cookie sessions,
+/// `ConsoleSite.viewer`) and answering errors as pages (`ErrorStyle.console`). `middleware`
+/// goes innermost, after the application's own.
+public struct ConsoleApplication: Sendable {
+    public let site: ConsoleSite
+    public let server: ConsoleServerFacts
+
+    public init(auth: AuthService, server: ConsoleServerFacts, secureCookies: Bool) throws {
+        site = ConsoleSite(auth: auth, renderer: try ConsoleRenderer(), secureCookies: secureCookies)
+        self.server = server
+    }
+
+    public func register(on router: inout Router) {
+        router.group(auth: .anonymous, errorStyle: .console) { console in
+            ConsoleAssetRoutes.register(on: &console)
+            ConsoleSignInRoutes.register(on: &console, site: site)
+            ConsolePeopleRoutes.register(on: &console, site: site)
+            ConsolePersonRoutes.register(on: &console, site: site)
+            ConsoleServerRoutes.register(on: &console, site: site, facts: server)
+            ConsoleAuditRoutes.register(on: &console, site: site)
+            ConsoleWorkRoutes.register(on: &console, site: site)
+            ConsoleWorkActions.register(on: &console, site: site)
+            ConsoleAccessRoutes.register(on: &console, site: site)
+            ConsoleSyncRoutes.register(on: &console, site: site)
+            ConsoleOffboardRoutes.register(on: &console, site: site)
+            // Unknown console paths answer a page, not the API's JSON 404.
+            console.get("/console/{path...}") { _, _ in throw ConsoleError.notFound("This console page") }
+        }
+    }
+
+    public var middleware: ConsoleMiddleware { ConsoleMiddleware(site: site) }
+}

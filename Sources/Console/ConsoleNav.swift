@@ -1,0 +1,20 @@
+/// The console's navigation, in order: one entry per top-level page. A new page family adds
+/// its entry here and sets `ConsolePage.section` to its path.
+public enum ConsoleNav {
+    public struct Item: Sendable {
+        public var label: String
+        public var path: String
+    }
+
+    public static let items: [Item] = [
+        Item(label: "People", path: "/console/people"),
+        Item(label: "Work", path: "/console/work"),
+        Item(label: "Explain access", path: "/console/access"),
+        Item(label: "Sync health", path: "/console/sync"),
+        Item(label: "Server", path: "/console/server"),
+        Item(label: "Audit log", path: "/console/audit"),
+    ]
+
+    /// Where `/console` and a fresh sign-in land.
+    public static let home = "/console/people"
+}

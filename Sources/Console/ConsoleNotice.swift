@@ -1,0 +1,24 @@
+/// Short confirmations shown after an action redirects back (`?done=code`). Only these fixed
+/// texts are ever shown, so a crafted link cannot put words on a console page.
+public enum ConsoleNotice {
+    static let texts: [String: String] = [
+        "created": "Person created.",
+        "role": "Role changed.",
+        "deactivated": "Person deactivated; their sessions were signed out.",
+        "reactivated": "Person reactivated.",
+        "session-revoked": "Session revoked.",
+        "key-revoked": "API key revoked.",
+        "renamed": "Name changed.",
+        "released": "Claim released.",
+        "reassigned": "Claim handed over.",
+        "status": "Status changed.",
+        "deleted": "Deleted.",
+        "restored": "Restored.",
+        "offboarded": "Off-boarding done: claims and listings handed over.",
+    ]
+
+    /// A notice code's text; nil for codes nobody registered.
+    public static func text(_ code: String?) -> String? {
+        code.flatMap { texts[$0] }
+    }
+}

@@ -1,0 +1,71 @@
+@testable import Console
+import Foundation
+import Testing
+
+/// Mustache parses templates when they are registered and fills them at run time, so a typo
+/// shows up only when a page is drawn: every compiled-in template is rendered here once, with
+/// sample data that exercises its sections, and the compiled-in copy must match console/.
+@Suite struct ConsoleTemplateTests {
+    static let script = "<script>alert(1)</script>"
+
+    /// Sample data per template; a template without an entry fails `everyTemplateRenders`.
+    static var samples: [String: [String: Any]] { [
+        "layout": ["title": "T", "content": "<p>inner</p>", "css": "/c.css", "js": "/c.js", "notice": "Done.",
+                   "viewer": ["name": script, "csrf": "tok", "nav": [["label": "People", "path": "/console/people", "current": true]]]],
+        "sign-in": ["csrf": "tok", "email": script, "error": "The email or password is incorrect."],
+        "message": ["heading": "Not found", "message": script, "back": "/console"],
+        "people": ["q": script, "csrf": "tok", "none": false, "next": "/console/people?after=x", "first": "/console/people",
+                   "people": [["id": "1", "name": script, "email": "a@b.c", "role": "admin", "active": true]]],
+        "person": ["id": "1", "personID": "1", "name": script, "email": "a@b.c", "role": "realtor", "isAdmin": false,
+                   "active": true, "isSelf": false, "created": "now", "deactivatedAt": "—", "csrf": "tok", "hasSessions": true,
+                   "sessions": [["id": "s", "device": script, "address": "127.0.0.1", "created": "now", "lastUsed": "now", "current": true]],
+                   "hasKeys": true, "keys": [["id": "k", "name": script, "prefix": "dsk_", "created": "now", "lastUsed": "—", "expires": "never"]]],
+        "password-once": ["heading": script, "email": "a@b.c", "password": "secret", "person": "/console/people/1"],
+        "server": ["version": "1", "startedAt": "now", "uptime": "1 s",
+                   "database": ["reachable": true, "roundTrip": "1 ms"], "pool": ["size": 2, "open": 1, "inUse": 1, "idle": 0, "waiting": 0],
+                   "charts": [["label": "Requests per second", "now": "1.0", "svg": SVGChart.svg([0, 1, nil, 3], label: "Requests")]],
+                   "hasErrors": true, "errors": [["at": "now", "method": "GET", "route": script, "status": 500, "requestID": "r"]],
+                   "upToDate": true, "migrations": [["version": "0001", "name": "x", "appliedAt": "now"]]],
+        "audit": ["actor": script, "actions": [["name": "person.create", "selected": true]], "none": false,
+                  "entries": [["at": "now", "actor": "a@b.c", "action": "person.create", "target": "user 1", "summary": script,
+                               "person": "/console/people/1"]], "next": "/console/audit?before=1"],
+    ].merging(dataSamples) { $1 } }
+
+    @Test func everyTemplateRenders() throws {
+        let renderer = try ConsoleRenderer()
+        for name in ConsoleAssets.templates.keys.sorted() {
+            let sample = try #require(Self.samples[name], "no sample data for template \(name)")
+            let html = renderer.html(name, sample)
+            #expect(!html.isEmpty, "\(name) rendered nothing")
+            #expect(!html.contains("{{") && !html.contains("}}"), "\(name) left a tag unrendered")
+            if name != "layout" {
+                #expect(!html.contains(Self.script), "\(name) let markup through unescaped")
+                #expect(html.contains("&lt;script&gt;"), "\(name) did not show the sample's text")
+            }
+        }
+        for name in Self.samples.keys { #expect(renderer.hasTemplate(name), "sample for a template that does not exist: \(name)") }
+    }
+
+    /// The layout wraps `content` unescaped (it is rendered HTML) but escapes the viewer's name.
+    @Test func layoutEscapesDataButNotTheRenderedPage() throws {
+        let html = try ConsoleRenderer().html("layout", Self.samples["layout"] ?? [:])
+        #expect(html.contains("<p>inner</p>"))
+        #expect(!html.contains(Self.script) && html.contains("&lt;script&gt;"))
+        #expect(html.contains(#"aria-current="page""#))
+    }
+
+    /// ConsoleAssets+Generated.swift is what scripts/generate-console-assets makes of console/.
+    @Test func compiledInFilesMatchTheSources() throws {
+        let root = ProjectPaths.root + "/console"
+        for (folder, compiled, suffix) in [("templates", ConsoleAssets.templates, ".mustache"), ("assets", ConsoleAssets.files, "")] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)").sorted()
+            #expect(names.map { String($0.dropLast(suffix.count)) }.sorted() == compiled.keys.sorted(),
+                    "console/\(folder) and the compiled-in copy list different files: run scripts/generate-console-assets")
+            for name in names {
+                let text = try String(contentsOfFile: "\(root)/\(folder)/\(name)", encoding: .utf8)
+                #expect(compiled[String(name.dropLast(suffix.count))] == text,
+                        "console/\(folder)/\(name) changed since it was compiled in: run scripts/generate-console-assets")
+            }
+        }
+    }
+}
