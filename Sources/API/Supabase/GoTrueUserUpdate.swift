@@ -28,6 +28,9 @@ struct GoTrueUserUpdate {
         let requested = body.string("email", required: false)?.trimmingCharacters(in: .whitespaces) ?? ""
         if !requested.isEmpty, requested.lowercased() != user.email.lowercased() {
             emailChange = body.body.emailRequest(redirectTo: redirectTo, redirects: redirects)
+        } else {
+            // No address change to bind a PKCE pair to, but a malformed pair is still refused.
+            _ = body.body.pkceChallenge()
         }
         if let phone = body.string("phone", required: false), !phone.isEmpty {
             body.add(FieldError(field: "phone", code: "not_supported", message: "Phone numbers are not supported."))
