@@ -1,0 +1,25 @@
+"""Keep-alive request loop for bench/callgrind: sends one GET N times on one connection and
+checks every answer, so the server's instruction count divided by N is its cost per request.
+
+usage: callgrind_client.py PORT PATH N [TOKEN]
+One connection, one request at a time: every request pays the full event-loop wake-up and
+worker hand-off (no batching across connections), which is the cost being profiled."""
+import http.client
+import sys
+
+
+def main():
+    port, path, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    headers = {"Authorization": f"Bearer {sys.argv[4]}"} if len(sys.argv) > 4 else {}
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    for _ in range(count):
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        body = response.read()
+        if response.status != 200:
+            sys.exit(f"{path}: HTTP {response.status}: {body[:200]!r}")
+    conn.close()
+
+
+if __name__ == "__main__":
+    main()
