@@ -3,9 +3,13 @@ checks every answer, so the server's instruction count divided by N is its cost 
 
 usage: callgrind_client.py PORT PATH N [TOKEN]
 One connection, one request at a time: every request pays the full event-loop wake-up and
-worker hand-off (no batching across connections), which is the cost being profiled."""
+worker hand-off (no batching across connections), which is the cost being profiled.
+A /v1/sync path follows each answer's next_since, as a polling phone does (a stale cursor
+that no longer covers the server's latest read is answered from the database, not memory)."""
 import http.client
+import json
 import sys
+import urllib.parse
 
 
 def main():
@@ -18,6 +22,8 @@ def main():
         body = response.read()
         if response.status != 200:
             sys.exit(f"{path}: HTTP {response.status}: {body[:200]!r}")
+        if path.startswith("/v1/sync?"):
+            path = "/v1/sync?since=" + urllib.parse.quote(json.loads(body)["next_since"])
     conn.close()
 
 
