@@ -26,27 +26,29 @@ public enum UUIDText {
     }
 
     /// Parses exactly what `UUID(uuidString:)` accepts: 8-4-4-4-12 hex digits of either case.
-    public static func parse(_ text: some StringProtocol) -> UUID? {
-        let utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var high: UInt8?
-        for (index, char) in utf8.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard char == UInt8(ascii: "-") else { return nil }
-                continue
+    /// Over the contiguous UTF-8 bytes, not generic: a generic `StringProtocol` walk cost more
+    /// than Foundation's `sscanf`.
+    public static func parse(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { utf8 -> UUID? in
+            guard utf8.count == 36 else { return nil }
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+                var position = 0, count = 0
+                while position < 36 {
+                    if position == 8 || position == 13 || position == 18 || position == 23 {
+                        guard utf8[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                        continue
+                    }
+                    guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return false }
+                    out[count] = high << 4 | low
+                    count += 1
+                    position += 2
+                }
+                return true
             }
-            guard let nibble = nibble(char) else { return nil }
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes.withUnsafeBytes { raw in
-            UUID(uuid: raw.loadUnaligned(as: uuid_t.self))
+            return parsed ? UUID(uuid: bytes) : nil
         }
     }
 
