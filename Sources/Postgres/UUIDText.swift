@@ -41,7 +41,7 @@ public enum UUIDText {
                         position += 1
                         continue
                     }
-                    guard let high = nibble(utf8[position]), let low = nibble(utf8[position + 1]) else { return false }
+                    guard let high = PostgresBytea.nibble(utf8[position]), let low = PostgresBytea.nibble(utf8[position + 1]) else { return false }
                     out[count] = high << 4 | low
                     count += 1
                     position += 2
@@ -49,15 +49,6 @@ public enum UUIDText {
                 return true
             }
             return parsed ? UUID(uuid: bytes) : nil
-        }
-    }
-
-    private static func nibble(_ char: UInt8) -> UInt8? {
-        switch char {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): char - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }
