@@ -130,7 +130,7 @@ def main():
 
         def authenticator(server, session, envelope, mechanism, auth_data):
             ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user and auth_data.password.decode() == password
-            return AuthResult(success=ok)
+            return AuthResult(success=ok, auth_data=auth_data)
 
         kwargs.update(authenticator=authenticator, auth_required=True, auth_require_tls=args.tls != "none")
     port = args.port or free_port()
@@ -144,6 +144,9 @@ def main():
     print(f"SMTP_CAPTURE_READY port={port}", flush=True)
 
     stop = threading.Event()
+    # A parent's worker thread may have SIGTERM blocked (libdispatch blocks signals), and a
+    # blocked mask is inherited: unblock, or `kill` would never reach the handler.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     # Exit with the parent: a test that crashes must not leave a relay behind.

@@ -33,6 +33,7 @@ public struct AuthMiddleware: Middleware {
         var context = context
         let principal = try authenticate(request)
         context.principal = principal
+        auth.devices.seen(principal)  // memory only; written in batches (DeviceActivity)
         // The id only (never the credential): on the request's log line and on every line
         // the handler logs.
         let userID = Logger.MetadataValue.string(UUIDText.lowercase(principal.userID))

@@ -24,6 +24,8 @@ public final class AuthService: Sendable {
     public let accessTokenTTL: Duration
     public let refreshTokenTTL: Duration
     public let revokedSessions: RevokedSessions
+    /// Last-seen times and sync health per session or API key, written in batches (issue 26).
+    public let devices: DeviceActivity
     /// Where every password hash and verification runs (KDF_CONCURRENCY threads).
     public let passwordWork: PasswordWork
     /// Verified against for unknown emails so both failure paths cost one KDF run.
@@ -50,6 +52,7 @@ public final class AuthService: Sendable {
                 refreshReuseGrace: Duration = SessionStore.defaultReuseGrace,
                 kdfConcurrency: Int = PasswordWork.defaultConcurrency,
                 emailSettings: EmailAuthSettings? = nil,
+                deviceFlushInterval: Duration = DeviceActivity.defaultInterval,
                 logger: Logger = Logger(label: "auth")) throws {
         self.pool = pool
         users = UserStore(pool: pool)
@@ -64,6 +67,7 @@ public final class AuthService: Sendable {
         self.refreshTokenTTL = refreshTokenTTL
         passwordWork = PasswordWork(concurrency: kdfConcurrency)
         revokedSessions = RevokedSessions(store: sessions, accessTokenTTL: accessTokenTTL, logger: logger)
+        devices = DeviceActivity(store: DeviceHealthStore(pool: pool), interval: deviceFlushInterval, logger: logger)
         dummyPasswordHash = try hasher.hash(try SecureRandom.token())
         let emailSettings = try emailSettings ?? EmailAuthSettings.standard()
         self.emailSettings = emailSettings
@@ -71,8 +75,13 @@ public final class AuthService: Sendable {
     }
 
     /// Starts the revocation poll; call before serving.
-    public func start() throws { try revokedSessions.start() }
+    public func start() throws {
+        try revokedSessions.start()
+        devices.start()
+    }
+
     public func stop() {
+        devices.stop()
         revokedSessions.stop()
         passwordWork.stop()
     }

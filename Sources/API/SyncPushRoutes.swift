@@ -52,7 +52,14 @@ enum SyncPushRoutes {
             }
             try body.finish()
             let pusher = Pusher(pool: auth.pool, log: log, viewer: viewer, logger: context.logger)
-            let results = try mutations.map(pusher.result(for:))
+            var results: [String] = []
+            var tally = PushTally()
+            for mutation in mutations {
+                let (result, fresh) = try pusher.result(for: mutation)
+                results.append(result)
+                tally.count(fresh)
+            }
+            auth.devices.pushed(try AuthService.principal(context), tally)
             // Pruning rides on pushes (about one in 256) instead of a scheduler: the index on
             // created_at makes it cheap, and a server with no pushes accumulates nothing.
             if UInt8.random(in: 0...255) == 0 { _ = try? log.prune(olderThanDays: retentionDays) }
@@ -74,12 +81,14 @@ private struct Pusher {
     /// The JSON result object for one entry. Throws when the database is unreachable or a lock
     /// wait timed out — then the whole push fails with 503 and the client retries it (replays
     /// are safe: every result so far is recorded).
-    func result(for value: JSONValue) throws -> String {
+    /// With the result, what this call decided (nil for a replay: its outcome was counted when
+    /// it was first applied), for the device's sync health.
+    func result(for value: JSONValue) throws -> (String, PushTally.Outcome?) {
         let (mutationID, parsed) = PushMutation.parse(value)
         let mutation: PushMutation
         switch parsed {
         case .failure(let error):
-            return Self.render(mutationID: mutationID, status: "rejected", error: Self.body(error))
+            return (Self.render(mutationID: mutationID, status: "rejected", error: Self.body(error)), .rejected)
         case .success(let valid):
             mutation = valid
         }
@@ -88,23 +97,23 @@ private struct Pusher {
         return try pool.withTransaction(maxAttempts: 3) { connection in
             try connection.execute("SET LOCAL lock_timeout = \(unsafeSQL: "'\(SyncPushRoutes.lockTimeoutSeconds)s'")")
             let claim = try log.claim(userID: viewer.userID, mutationID: mutation.mutationID, on: connection)
-            if case .replay(let result) = claim { return result }
-            let result = try outcome(of: mutation, on: connection)
+            if case .replay(let result) = claim { return (result, nil) }
+            let (result, outcome) = try outcome(of: mutation, on: connection)
             try log.record(userID: viewer.userID, mutationID: mutation.mutationID, result: result, on: connection)
-            return result
+            return (result, outcome)
         }
     }
 
     /// Applies the mutation inside a savepoint: a failed op is rolled back alone, and its
     /// error still becomes the recorded result of this transaction.
-    private func outcome(of mutation: PushMutation, on connection: PostgresConnection) throws -> String {
+    private func outcome(of mutation: PushMutation, on connection: PostgresConnection) throws -> (String, PushTally.Outcome) {
         let id = mutation.mutationID
         try connection.execute("SAVEPOINT push_mutation")
         let failure: DomainError
         do {
             let row = try mutation.apply(as: viewer, pool: pool, on: connection)
             try connection.execute("RELEASE SAVEPOINT push_mutation")
-            return Self.render(mutationID: id, status: "applied", record: Array(row.utf8))
+            return (Self.render(mutationID: id, status: "applied", record: Array(row.utf8)), .applied)
         } catch {
             let answer = try answer(for: error)
             try connection.execute("ROLLBACK TO SAVEPOINT push_mutation")
@@ -112,10 +121,11 @@ private struct Pusher {
         }
         if failure.isPushConflict {
             let current = try mutation.currentRow(as: viewer, pool: pool, on: connection)
-            return Self.render(mutationID: id, status: "conflict", record: current.map { Array($0.utf8) },
-                               error: Self.body(failure))
+            return (Self.render(mutationID: id, status: "conflict", record: current.map { Array($0.utf8) },
+                                error: Self.body(failure)),
+                    failure.code == .claimConflict ? .claimConflict : .conflict)
         }
-        return Self.render(mutationID: id, status: "rejected", error: Self.body(failure))
+        return (Self.render(mutationID: id, status: "rejected", error: Self.body(failure)), .rejected)
     }
 
     /// The domain error the REST API answers for `error`. Transient failures (outage, lock

@@ -36,10 +36,15 @@ enum SyncRoutes {
                 do {
                     page = try sync.feed.page(viewer: viewer, cursor: parameters.cursor, limit: parameters.limit)
                 } catch {
+                    switch error {
+                    case SyncFeedError.resyncRequired, SyncFeedError.epochChanged: auth.devices.reset(principal)
+                    default: break
+                    }
                     throw SyncService.mapped(error)
                 }
             }
             let epoch = try sync.feed.epoch.current().epoch
+            auth.devices.synced(principal, cursor: page.next, epoch: epoch)
             guard parameters.wait > 0, page.isEmpty, !page.hasMore else { return .response(SyncService.render(page, epoch: epoch)) }
             let completion = ResponseCompletion()
             let feed = sync.feed

@@ -24,6 +24,11 @@ public struct ConsoleApplication: Sendable {
             ConsolePersonRoutes.register(on: &console, site: site)
             ConsoleServerRoutes.register(on: &console, site: site, facts: server)
             ConsoleAuditRoutes.register(on: &console, site: site)
+            ConsoleWorkRoutes.register(on: &console, site: site)
+            ConsoleWorkActions.register(on: &console, site: site)
+            ConsoleAccessRoutes.register(on: &console, site: site)
+            ConsoleSyncRoutes.register(on: &console, site: site)
+            ConsoleOffboardRoutes.register(on: &console, site: site)
             // Unknown console paths answer a page, not the API's JSON 404.
             console.get("/console/{path...}") { _, _ in throw ConsoleError.notFound("This console page") }
         }

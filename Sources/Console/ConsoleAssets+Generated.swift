@@ -4,6 +4,39 @@
 /// The console's templates (by name, without `.mustache`) and static files (by file name).
 public enum ConsoleAssets {
     public static let templates: [String: String] = [
+        "access": #"""
+<h1>Explain access</h1>
+<p class="muted">Why does (or doesn't) a person see a listing, task or activity? The verdict is the API's own rule, evaluated now.</p>
+<form class="card row" method="get" action="/console/access" aria-label="Choose a person and a row">
+  <div class="field"><label for="a-user">Person</label>
+    <select id="a-user" name="user" required><option value="">choose…</option>{{#people}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/people}}</select></div>
+  <div class="field"><label for="a-type">Kind of row</label>
+    <select id="a-type" name="type">{{#types}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/types}}</select></div>
+  <div class="field"><label for="a-id">Row id</label><input id="a-id" name="id" type="search" value="{{rowID}}" required autocomplete="off"></div>
+  <button type="submit">Explain</button>
+</form>
+{{#result}}
+<h2>Verdict</h2>
+<div class="card">
+  <p>{{#sees}}<span class="badge ok">sees it</span> {{person}} sees this <a href="{{link}}">{{noun}}</a>.{{/sees}}{{^sees}}<span class="badge refused">does not see it</span> {{person}} does not see this <a href="{{link}}">{{noun}}</a>: the API answers 404 to them.{{/sees}}</p>
+  {{#deactivated}}<p><span class="badge refused">deactivated</span> The account is deactivated: the API refuses every request of theirs.</p>{{/deactivated}}
+  {{#rowDeleted}}<p class="muted">The row is deleted; phones that see it keep its tombstone.</p>{{/rowDeleted}}
+  <h3>The rule, clause by clause</h3>
+  <ul>
+    {{#clauses}}<li>{{#holds}}<span class="badge ok">holds</span>{{/holds}}{{^holds}}<span class="badge idle">does not hold</span>{{/holds}} {{person}} {{text}}{{#through}} — <a href="{{link}}">{{label}}</a>{{/through}}</li>{{/clauses}}
+  </ul>
+  <p><a href="{{viewAs}}">View as {{person}}: what their phone would sync</a></p>
+</div>
+<h2>History of this person and row</h2>
+<div class="card">
+  {{#hasHistory}}<table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Done by</th></tr></thead><tbody>
+  {{#history}}<tr><td>{{at}}</td><td>{{kind}}</td><td>{{actor}}</td></tr>{{/history}}
+  </tbody></table>{{/hasHistory}}
+  {{^hasHistory}}<p>Nothing recorded: access granted by creating the row is not a separate event, and grant records older than the sync history's retention are pruned.</p>{{/hasHistory}}
+</div>
+{{/result}}
+
+"""#,
         "audit": #"""
 <h1>Audit log</h1>
 <form class="card row" method="get" action="/console/audit" role="search">
@@ -31,6 +64,23 @@ public enum ConsoleAssets {
   </table>
   {{/none}}
   {{#next}}<nav class="pager" aria-label="Pages"><a class="button secondary" href="{{next}}" rel="next">Older entries</a></nav>{{/next}}
+</div>
+
+"""#,
+        "devices": #"""
+<p><a href="/console/sync">← Sync health</a> · <a href="/console/people/{{personID}}">{{person}}</a></p>
+<h1>Sync health: {{person}}</h1>
+<div class="card">
+  {{#none}}<p>None of {{person}}'s devices has been seen.</p>{{/none}}
+  {{^none}}
+  <table>
+    <thead><tr><th scope="col">Device</th><th scope="col">Behind the head</th><th scope="col">Last seen</th><th scope="col">Last sync</th><th scope="col">Last push</th><th scope="col">Syncs / pushes</th><th scope="col">Resets (410)</th><th scope="col">Rejected</th><th scope="col">Conflicts</th><th scope="col">Claim conflicts</th></tr></thead>
+    <tbody>
+    {{#devices}}<tr><td>{{device}}</td><td><span class="badge {{lagState}}">{{lag}}</span></td><td>{{lastSeen}}</td><td>{{lastSync}}</td><td>{{lastPush}}</td>
+      <td>{{syncs}} / {{pushes}}</td><td>{{resets}}</td><td>{{rejected}}</td><td>{{conflicts}}</td><td>{{claimConflicts}}</td></tr>{{/devices}}
+    </tbody>
+  </table>
+  {{/none}}
 </div>
 
 """#,
@@ -85,6 +135,30 @@ public enum ConsoleAssets {
   {{/signOut}}
   {{#back}}<p><a href="{{back}}">Back</a></p>{{/back}}
 </div>
+
+"""#,
+        "offboard": #"""
+<p><a href="/console/people/{{personID}}">← {{person}}</a></p>
+<h1>Off-board {{person}}</h1>
+<div class="card">
+  <dl class="facts">
+    <dt>Open claims</dt><dd>{{claims}}</dd><dt>Listings owned</dt><dd>{{owned}}</dd><dt>Listings staffed</dt><dd>{{staffed}}</dd>
+  </dl>
+  <p class="muted">Completed work keeps {{person}} as its claimer (the record of who did it); deleted listings keep their owner. Deactivating the account is a separate step on the person's page.</p>
+</div>
+{{#nothing}}<p>{{person}} holds no open claims and no listings.</p>{{/nothing}}
+{{^nothing}}
+<form class="card" method="post" action="/console/people/{{personID}}/offboard" data-confirm="Hand over everything {{person}} holds? Every phone involved hears of it at its next sync.">
+  <input type="hidden" name="csrf" value="{{csrf}}">
+  <div class="row">
+    <div class="field"><label for="claims-to">Their open claims</label>
+      <select id="claims-to" name="claims_to"><option value="release">release them (unclaimed)</option>{{#people}}<option value="{{value}}">hand to {{label}}</option>{{/people}}</select></div>
+    <div class="field"><label for="listings-to">Their listings go to</label>
+      <select id="listings-to" name="listings_to" required>{{#people}}<option value="{{value}}">{{label}}</option>{{/people}}</select></div>
+  </div>
+  <button class="danger" type="submit">Hand everything over</button>
+</form>
+{{/nothing}}
 
 """#,
         "password-once": #"""
@@ -189,6 +263,7 @@ public enum ConsoleAssets {
     <button class="secondary" type="submit">Reset password</button>
   </form>
 </div>
+<p class="card"><a href="/console/sync/{{id}}">Sync health of {{name}}'s devices</a> · <a href="/console/people/{{id}}/offboard">Off-board {{name}}: hand over claims and listings</a></p>
 <h2>Sessions</h2>
 <div class="card">
   {{#hasSessions}}
@@ -307,6 +382,183 @@ public enum ConsoleAssets {
 </div>
 
 """#,
+        "sync": #"""
+<h1>Sync health</h1>
+<p class="muted">Every app session and API key the server has seen, most recent first. Times are recorded in memory and written every few seconds.</p>
+<div class="card">
+  {{#none}}<p>No device has been seen yet.</p>{{/none}}
+  {{^none}}
+  <table>
+    <thead><tr><th scope="col">Person</th><th scope="col">Device</th><th scope="col">Last seen</th><th scope="col">Last sync</th><th scope="col">Last push</th><th scope="col">Trouble</th></tr></thead>
+    <tbody>
+    {{#devices}}<tr><td><a href="{{personLink}}">{{person}}</a></td><td>{{device}}</td><td>{{lastSeen}}</td><td>{{lastSync}}</td><td>{{lastPush}}</td>
+      <td>{{#trouble}}<span class="badge warn">{{resets}} resets, {{rejected}} rejected, {{conflicts}} conflicts, {{claimConflicts}} claim conflicts</span>{{/trouble}}{{^trouble}}<span class="badge ok">none</span>{{/trouble}}</td></tr>{{/devices}}
+    </tbody>
+  </table>
+  {{/none}}
+  <nav class="pager" aria-label="Pages">
+    {{#first}}<a class="button secondary" href="{{first}}">First page</a>{{/first}}
+    {{#next}}<a class="button secondary" href="{{next}}" rel="next">Next page</a>{{/next}}
+  </nav>
+</div>
+
+"""#,
+        "view-as": #"""
+<p><a href="/console/access">← Explain access</a></p>
+<h1>View as {{person}}</h1>
+<p class="muted">What {{person}}'s phone would receive in a full sync, read through the sync feed itself. Read-only.{{#isAdmin}} An administrator sees everything.{{/isAdmin}}</p>
+<div class="card">
+  {{#none}}<p>Nothing to sync.</p>{{/none}}
+  {{^none}}
+  <table>
+    <thead><tr><th scope="col">Kind</th><th scope="col">Row</th><th scope="col">Status</th><th scope="col">Claim</th></tr></thead>
+    <tbody>
+    {{#rows}}<tr><td>{{stage}}</td><td>{{label}} <code>{{id}}</code></td><td>{{status}}</td>
+      <td>{{#mine}}<span class="badge claim-mine">claimed by them</span>{{/mine}}{{#other}}<span class="badge claim-other">claimed by {{claimer}}</span>{{/other}}</td></tr>{{/rows}}
+    </tbody>
+  </table>
+  {{/none}}
+  <nav class="pager" aria-label="Pages">
+    {{#first}}<a class="button secondary" href="{{first}}">First page</a>{{/first}}
+    {{#next}}<a class="button secondary" href="{{next}}" rel="next">Next page</a>{{/next}}
+  </nav>
+</div>
+
+"""#,
+        "work-item": #"""
+<p><a href="/console/work?type={{type}}">← Work</a></p>
+{{#item}}
+<h1>{{title}}</h1>
+<div class="card">
+  <dl class="facts">
+    <dt>Status</dt><dd><span class="badge status-{{status}}">{{status}}</span></dd>
+    {{#isListing}}
+    <dt>Owner</dt><dd>{{owner}}</dd><dt>Assigned staff</dt><dd>{{staff}}</dd><dt>Price</dt><dd>{{price}}</dd><dt>MLS number</dt><dd>{{mls}}</dd>
+    {{/isListing}}
+    {{^isListing}}
+    <dt>Priority</dt><dd><span class="badge priority-{{priority}}">{{priority}}</span></dd>
+    <dt>Claimed by</dt><dd>{{claimer}}</dd><dt>Declared by</dt><dd>{{declarer}}</dd><dt>Due</dt><dd>{{due}}</dd>
+    <dt>Listing</dt><dd>{{#hasListing}}<a href="/console/work/listings/{{listingID}}">{{listingID}}</a>{{/hasListing}}{{^hasListing}}—{{/hasListing}}</dd>
+    <dt>Description</dt><dd>{{description}}</dd>
+    {{/isListing}}
+    <dt>Created</dt><dd>{{created}}</dd><dt>Changed</dt><dd>{{updated}} (version {{version}})</dd>
+    <dt>Id</dt><dd><code>{{id}}</code></dd>
+  </dl>
+</div>
+{{/item}}
+<h2>Edit</h2>
+<div class="card actions">
+  {{^deleted}}
+  {{^isListing}}
+  {{#claimed}}
+  <form class="inline" method="post" action="/console/work/{{type}}/{{itemID}}/release" data-confirm="Release this claim?">
+    <input type="hidden" name="csrf" value="{{csrf}}"><button class="secondary" type="submit">Release claim</button>
+  </form>
+  {{/claimed}}
+  {{#claimable}}
+  <form class="inline row" method="post" action="/console/work/{{type}}/{{itemID}}/reassign">
+    <input type="hidden" name="csrf" value="{{csrf}}">
+    <div class="field"><label for="reassign-to">Hand the claim to</label>
+      <select id="reassign-to" name="to" required>{{#people}}<option value="{{value}}">{{label}}</option>{{/people}}</select></div>
+    <button class="secondary" type="submit">Hand over</button>
+  </form>
+  {{/claimable}}
+  {{/isListing}}
+  <form class="inline row" method="post" action="/console/work/{{type}}/{{itemID}}/status">
+    <input type="hidden" name="csrf" value="{{csrf}}">
+    <div class="field"><label for="new-status">New status</label>
+      <select id="new-status" name="status" required>{{#statusChoices}}<option value="{{value}}">{{value}}</option>{{/statusChoices}}</select></div>
+    <button class="secondary" type="submit">Change status</button>
+  </form>
+  <form class="inline" method="post" action="/console/work/{{type}}/{{itemID}}/delete" data-confirm="Delete this {{noun}}? Phones drop it at their next sync; an administrator can restore it.">
+    <input type="hidden" name="csrf" value="{{csrf}}"><button class="danger" type="submit">Delete</button>
+  </form>
+  {{/deleted}}
+  {{#deleted}}
+  <p>This {{noun}} is deleted.</p>
+  <form class="inline" method="post" action="/console/work/{{type}}/{{itemID}}/restore" data-confirm="Restore this {{noun}} to the status it had before it was deleted?">
+    <input type="hidden" name="csrf" value="{{csrf}}"><button class="secondary" type="submit">Restore</button>
+  </form>
+  {{/deleted}}
+</div>
+<h2>Notes</h2>
+<div class="card">
+  {{#hasNotes}}<table><thead><tr><th scope="col">When</th><th scope="col">Author</th><th scope="col">Note</th></tr></thead><tbody>
+  {{#notes}}<tr><td>{{at}}</td><td>{{author}}</td><td>{{content}}{{#deleted}} <span class="badge status-deleted">deleted</span>{{/deleted}}</td></tr>{{/notes}}
+  </tbody></table>{{/hasNotes}}
+  {{^hasNotes}}<p>No notes.</p>{{/hasNotes}}
+</div>
+{{^isListing}}
+<h2>Subtasks</h2>
+<div class="card">
+  {{#hasSubtasks}}<ul>{{#subtasks}}<li>{{#done}}<span class="badge status-completed">done</span>{{/done}}{{^done}}<span class="badge status-open">to do</span>{{/done}} {{title}}{{#deleted}} <span class="badge status-deleted">deleted</span>{{/deleted}}</li>{{/subtasks}}</ul>{{/hasSubtasks}}
+  {{^hasSubtasks}}<p>No subtasks.</p>{{/hasSubtasks}}
+</div>
+<h2>Claim history</h2>
+<div class="card">
+  {{#hasClaims}}<table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Whose claim</th><th scope="col">Done by</th></tr></thead><tbody>
+  {{#claims}}<tr><td>{{at}}</td><td>{{action}}</td><td>{{user}}</td><td>{{actor}}</td></tr>{{/claims}}
+  </tbody></table>{{/hasClaims}}
+  {{^hasClaims}}<p>Never claimed.</p>{{/hasClaims}}
+</div>
+{{/isListing}}
+<h2>Status history</h2>
+<div class="card">
+  {{#hasStatusChanges}}<table><thead><tr><th scope="col">When</th><th scope="col">From</th><th scope="col">To</th><th scope="col">By</th></tr></thead><tbody>
+  {{#statusChanges}}<tr><td>{{at}}</td><td>{{from}}</td><td>{{to}}</td><td>{{by}}</td></tr>{{/statusChanges}}
+  </tbody></table>{{/hasStatusChanges}}
+  {{^hasStatusChanges}}<p>No status changes recorded.</p>{{/hasStatusChanges}}
+</div>
+
+"""#,
+        "work": #"""
+<h1>Work</h1>
+<form class="card row" method="get" action="/console/work" role="search" aria-label="Filter work">
+  <div class="field"><label for="w-type">List</label>
+    <select id="w-type" name="type">{{#types}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/types}}</select></div>
+  <div class="field"><label for="w-status">Status</label>
+    <select id="w-status" name="status"><option value="">any (not deleted)</option>{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/statuses}}</select></div>
+  {{#isListings}}
+  <div class="field"><label for="w-owner">Owner</label>
+    <select id="w-owner" name="owner"><option value="">anyone</option>{{#owners}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/owners}}</select></div>
+  {{/isListings}}
+  {{^isListings}}
+  <div class="field"><label for="w-priority">Priority</label>
+    <select id="w-priority" name="priority"><option value="">any</option>{{#priorities}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/priorities}}</select></div>
+  <div class="field"><label for="w-claimer">Claimed by</label>
+    <select id="w-claimer" name="claimer"><option value="">anyone or nobody</option><option value="none"{{#claimerNone}} selected{{/claimerNone}}>nobody (unclaimed)</option>{{#claimers}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/claimers}}</select></div>
+  <div class="field"><label for="w-declarer">Declared by</label>
+    <select id="w-declarer" name="declarer"><option value="">anyone</option>{{#declarers}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/declarers}}</select></div>
+  <div class="field"><label for="w-listing">Listing id</label><input id="w-listing" name="listing" type="search" value="{{listing}}" autocomplete="off"></div>
+  <div class="field"><label><input type="checkbox" name="overdue" value="1"{{#overdue}} checked{{/overdue}}> Overdue only</label></div>
+  {{/isListings}}
+  <button type="submit">Show</button>
+</form>
+<div class="card">
+  {{#none}}<p>Nothing matches.</p>{{/none}}
+  {{^none}}
+  <table>
+    {{#isListings}}
+    <thead><tr><th scope="col">Address</th><th scope="col">Status</th><th scope="col">Owner</th><th scope="col">Staff</th><th scope="col">Changed</th></tr></thead>
+    <tbody>
+    {{#items}}<tr><td><a href="/console/work/{{type}}/{{id}}">{{title}}</a></td><td><span class="badge status-{{status}}">{{status}}</span></td><td>{{owner}}</td><td>{{staff}}</td><td>{{updated}}</td></tr>{{/items}}
+    </tbody>
+    {{/isListings}}
+    {{^isListings}}
+    <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Claimed by</th><th scope="col">Declared by</th><th scope="col">Due</th><th scope="col">Changed</th></tr></thead>
+    <tbody>
+    {{#items}}<tr><td><a href="/console/work/{{type}}/{{id}}">{{title}}</a></td><td><span class="badge status-{{status}}">{{status}}</span></td><td><span class="badge priority-{{priority}}">{{priority}}</span></td><td>{{claimer}}</td><td>{{declarer}}</td><td>{{due}}</td><td>{{updated}}</td></tr>{{/items}}
+    </tbody>
+    {{/isListings}}
+  </table>
+  {{/none}}
+  <nav class="pager" aria-label="Pages">
+    {{#first}}<a class="button secondary" href="{{first}}">First page</a>{{/first}}
+    {{#next}}<a class="button secondary" href="{{next}}" rel="next">Next page</a>{{/next}}
+  </nav>
+</div>
+
+"""#,
     ]
 
     public static let files: [String: String] = [
@@ -401,6 +653,13 @@ dl.facts dt { color: var(--text-2); font-size: 13px; } dl.facts dd { margin: 0; 
 dialog { border: 1px solid var(--line); border-radius: var(--r-lg); background: var(--surface); color: var(--text); padding: var(--s6); max-width: 30em; }
 dialog::backdrop { background: rgb(0 0 0 / 40%); }
 @media (max-width: 640px) { main { padding: var(--s3); } .who { margin-left: 0; } }
+/* Work, Sync health and View as (consoledata): lag states, claims relative to the person viewed as, listing statuses. */
+.warn, .claim-other { color: var(--ink-orange); background: color-mix(in srgb, var(--orange) var(--tint), transparent); }
+.idle { color: var(--ink-gray); background: color-mix(in srgb, var(--gray) var(--tint), transparent); }
+.claim-mine { color: var(--ink-green); background: color-mix(in srgb, var(--green) var(--tint), transparent); }
+/* Red ink on the 14 % red tint is 4.46:1 in light mode (AA needs 4.5): a lighter tint for the refusal badge. */
+.refused { color: var(--ink-red); background: color-mix(in srgb, var(--red) 10%, transparent); }
+.status-draft, .status-closed { color: var(--ink-gray); } .status-active { color: var(--ink-green); } .status-pending { color: var(--ink-orange); }
 
 """#,
         "console.js": #"""

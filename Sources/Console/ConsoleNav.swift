@@ -8,6 +8,9 @@ public enum ConsoleNav {
 
     public static let items: [Item] = [
         Item(label: "People", path: "/console/people"),
+        Item(label: "Work", path: "/console/work"),
+        Item(label: "Explain access", path: "/console/access"),
+        Item(label: "Sync health", path: "/console/sync"),
         Item(label: "Server", path: "/console/server"),
         Item(label: "Audit log", path: "/console/audit"),
     ]

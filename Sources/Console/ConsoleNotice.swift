@@ -9,6 +9,12 @@ public enum ConsoleNotice {
         "session-revoked": "Session revoked.",
         "key-revoked": "API key revoked.",
         "renamed": "Name changed.",
+        "released": "Claim released.",
+        "reassigned": "Claim handed over.",
+        "status": "Status changed.",
+        "deleted": "Deleted.",
+        "restored": "Restored.",
+        "offboarded": "Off-boarding done: claims and listings handed over.",
     ]
 
     /// A notice code's text; nil for codes nobody registered.

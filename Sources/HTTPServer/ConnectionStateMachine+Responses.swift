@@ -75,7 +75,7 @@ extension ConnectionStateMachine {
 
     /// At shutdown: a parked (deferred) request gets 503 instead of waiting for its event.
     mutating func respondShuttingDown(env: ConnectionEnvironment) {
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.shuttingDown,
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.shuttingDown.rawValue,
                                               message: "The server is shutting down; retry shortly.")
         response.headers.add(name: "Retry-After", value: "1")
         _ = respond(response, env: env)

@@ -13,7 +13,7 @@ extension ConnectionStateMachine {
         case .closing:
             return .closeNow
         case .readingHead, .readingBody:
-            var response = HTTPResponse.jsonError(status: .requestTimeout, code: ServerErrorCode.requestTimeout,
+            var response = HTTPResponse.jsonError(status: .requestTimeout, code: ServerErrorCode.requestTimeout.rawValue,
                                                   message: "The request was not received in time.")
             response.headers.add(name: "Retry-After", value: "1")
             queueFinal(response, requestID: env.requestID(from: nil), env: env)

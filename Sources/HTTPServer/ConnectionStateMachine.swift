@@ -84,7 +84,7 @@ struct ConnectionStateMachine {
     /// A connection accepted beyond `maxConnections`: it only gets a 503 and is closed.
     static func rejecting(environment env: ConnectionEnvironment) -> ConnectionStateMachine {
         var machine = ConnectionStateMachine(environment: env)
-        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.tooManyConnections,
+        var response = HTTPResponse.jsonError(status: .serviceUnavailable, code: ServerErrorCode.tooManyConnections.rawValue,
                                               message: "The server is at its connection limit; retry shortly.")
         response.headers.add(name: "Retry-After", value: "1")
         machine.queueFinal(response, requestID: env.requestID(from: nil), env: env)

@@ -25,14 +25,14 @@ public struct HTTPError: Error, Sendable, Equatable {
     }
 
     public static func notFound(_ message: String = "No such resource.") -> HTTPError {
-        HTTPError(status: .notFound, code: ServerErrorCode.notFound, message: message)
+        HTTPError(status: .notFound, code: ServerErrorCode.notFound.rawValue, message: message)
     }
 
-    public static func badRequest(code: String = ServerErrorCode.badRequest, _ message: String) -> HTTPError {
+    public static func badRequest(code: String = ServerErrorCode.badRequest.rawValue, _ message: String) -> HTTPError {
         HTTPError(status: .badRequest, code: code, message: message)
     }
 
-    public static let internalError = HTTPError(status: .internalServerError, code: ServerErrorCode.internalError,
+    public static let internalError = HTTPError(status: .internalServerError, code: ServerErrorCode.internalError.rawValue,
                                          message: "An unexpected error occurred.")
 
     /// The response this error is rendered as.

@@ -41,7 +41,7 @@ public struct RequestContext: Sendable {
     /// The path parameter `name`; throws a 400 when missing (a route/handler mismatch).
     public func pathParameter(_ name: String) throws -> String {
         guard let value = pathParameters[name] else {
-            throw HTTPError.badRequest(code: ServerErrorCode.missingPathParameter, "Missing path parameter '\(name)'.")
+            throw HTTPError.badRequest(code: ServerErrorCode.missingPathParameter.rawValue, "Missing path parameter '\(name)'.")
         }
         return value
     }

@@ -156,7 +156,7 @@ public struct Router: HTTPResponder {
             if request.method == .options {
                 return .response(HTTPResponse(status: .noContent, headers: ["Allow": allowValue]))
             }
-            throw HTTPError(status: .methodNotAllowed, code: ServerErrorCode.methodNotAllowed,
+            throw HTTPError(status: .methodNotAllowed, code: ServerErrorCode.methodNotAllowed.rawValue,
                             message: "\(request.method.rawValue) is not allowed here.",
                             extraHeaders: ["Allow": allowValue])
         case .notFound:
@@ -177,7 +177,7 @@ public struct Router: HTTPResponder {
         var decoded: [String] = []
         for segment in Self.segments(of: path) {
             guard let value = PercentDecoding.decode(segment, plusAsSpace: false) else {
-                let error = HTTPError.badRequest(code: ServerErrorCode.invalidPath, "The request path has a malformed percent-encoding.")
+                let error = HTTPError.badRequest(code: ServerErrorCode.invalidPath.rawValue, "The request path has a malformed percent-encoding.")
                 return unmatched(.invalidPath(error), namespace: decoded.first)
             }
             decoded.append(value)

@@ -36,13 +36,13 @@ struct WebSocketUpgrade: Sendable {
     static func error(for problem: WebSocketHandshake.Problem) -> HTTPError {
         switch problem {
         case .notAnUpgrade(let message):
-            HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid, message: message,
+            HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid.rawValue, message: message,
                       hint: "Send GET with Connection: Upgrade, Upgrade: websocket, Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key.")
         case .unsupportedVersion:
-            HTTPError(status: .upgradeRequired, code: ServerErrorCode.webSocketVersionUnsupported,
+            HTTPError(status: .upgradeRequired, code: ServerErrorCode.webSocketVersionUnsupported.rawValue,
                       message: "Only WebSocket version 13 is supported.", extraHeaders: ["Sec-WebSocket-Version": "13"])
         case .invalidKey:
-            HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid,
+            HTTPError(status: .badRequest, code: ServerErrorCode.webSocketHandshakeInvalid.rawValue,
                       message: "Sec-WebSocket-Key must be the base64 encoding of 16 bytes.")
         }
     }

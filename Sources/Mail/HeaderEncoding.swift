@@ -24,19 +24,20 @@ enum HeaderEncoding {
         return plain ? flat : encodedWords(flat)
     }
 
-    /// Encoded words of at most 75 characters each (RFC 2047 §2), cut on character boundaries,
-    /// folded onto continuation lines.
+    /// Encoded words of at most 64 characters each (RFC 2047 §2 allows 75), cut on character
+    /// boundaries, folded onto continuation lines, so that even the first line with its
+    /// header name stays within RFC 5322's 78 characters.
     static func encodedWords(_ text: String) -> String {
         var words: [String] = []
         var chunk: [UInt8] = []
-        // 45 bytes of UTF-8 → 60 base64 characters + 12 of `=?UTF-8?B?` `?=` = 72.
+        // 39 bytes of UTF-8 → 52 base64 characters + 12 of `=?UTF-8?B?` `?=` = 64.
         for character in text {
             let bytes = Array(String(character).utf8)
-            if chunk.count + bytes.count > 45, !chunk.isEmpty {
+            if chunk.count + bytes.count > 39, !chunk.isEmpty {
                 words.append("=?UTF-8?B?\(Data(chunk).base64EncodedString())?=")
                 chunk.removeAll()
             }
-            chunk += bytes.prefix(45)
+            chunk += bytes.prefix(39)
         }
         if !chunk.isEmpty || words.isEmpty { words.append("=?UTF-8?B?\(Data(chunk).base64EncodedString())?=") }
         return words.joined(separator: "\r\n ")

@@ -37,10 +37,12 @@ public struct MailAddress: Sendable, Equatable {
         try self.init(address, name: name)
     }
 
-    /// The value of a From/To header: the name encoded when it is not plain ASCII words.
+    /// The value of a From/To header: the name encoded when it is not plain ASCII words, and
+    /// then the address folded onto its own line (the line length limit).
     public var headerValue: String {
         guard let name else { return email }
-        return "\(HeaderEncoding.phrase(name)) <\(email)>"
+        let phrase = HeaderEncoding.phrase(name)
+        return phrase == name && name.utf8.count < 40 ? "\(name) <\(email)>" : "\(phrase)\r\n <\(email)>"
     }
 
     /// The part after the last `@` (Message-ID uses the sender's).

@@ -28,7 +28,8 @@ public struct MailMessage: Sendable, Equatable {
             // RFC 3834: an automatic mail; vacation responders should not answer it.
             "Auto-Submitted: auto-generated",
             "MIME-Version: 1.0",
-            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+            // Folded: with the boundary the line would pass the 78 characters RFC 5322 asks for.
+            "Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"",
             "",
         ]
         for (type, body) in [("text/plain", rendered.text), ("text/html", rendered.html)] {

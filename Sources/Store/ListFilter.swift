@@ -18,6 +18,14 @@ public struct ListFilter: Sendable, Equatable {
     public var claimedBy: Claimer?
     /// Work items only.
     public var listingID: UUID?
+    /// The console's office filters (issue 26; not offered by `/v1`, whose parser never sets
+    /// them). Work items: only these priorities (validated strings; empty means any), only
+    /// items declared by this user, only items due before `overdueAt` and still open or in
+    /// progress. Listings: only those owned by this user.
+    public var priorities: [String] = []
+    public var declaredBy: UUID?
+    public var overdueAt: Date?
+    public var ownedBy: UUID?
     public var limit = 50
     /// Rows stop once their JSON passes this many bytes (the first row always goes out).
     public var maxBytes = ListFilter.defaultMaxBytes

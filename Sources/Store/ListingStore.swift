@@ -17,7 +17,8 @@ public struct ListingStore: WritableRowStore {
 
     public func list(_ viewer: Viewer, _ filter: ListFilter) throws -> ResourcePage {
         try pool.withConnection { connection in
-            try ResourceSQL.page(connection, table: "listings", alias: "l", visibility: Visibility.listing("l", viewer), filter: filter)
+            try ResourceSQL.page(connection, table: "listings", alias: "l", visibility: Visibility.listing("l", viewer), filter: filter,
+                                 conditions: filter.ownedBy.map { ["l.owned_by = \($0)"] } ?? [])
         }
     }
 

@@ -17,18 +17,22 @@ extension WorkItemStore {
         try pool.withConnection { try claim(viewer, id: id, on: $0) }
     }
 
-    /// `claim` inside the caller's transaction (sync push), or on its own.
-    public func claim(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
+    /// `claim` inside the caller's transaction (sync push), or on its own. `claimant` is whose
+    /// claim it becomes: the caller, or (an admin handing work over: `reassign`) another user;
+    /// the claim event records the caller as its actor either way.
+    public func claim(_ viewer: Viewer, id: UUID, on connection: PostgresConnection,
+                      for claimant: UUID? = nil) throws -> (row: ResourceRow, changed: Bool) {
+        let claimant = claimant ?? viewer.userID
         // A loser can find the item free again if the winner released it in between; try
         // again then (bounded: each round means someone else changed the row).
         for _ in 0..<5 {
             let won = try connection.query("""
                 WITH won AS (
-                    UPDATE \(unsafeSQL: table) t SET claimed_by = \(viewer.userID), claimed_at = now()
+                    UPDATE \(unsafeSQL: table) t SET claimed_by = \(claimant), claimed_at = now()
                     WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer))
                       AND t.claimed_by IS NULL AND t.status IN ('open', 'in_progress')
                     RETURNING dispatch_json(t)::text AS json, t.version),
-                event AS (\(claimEvent(id: id, user: viewer.userID, action: "claimed", actor: viewer.userID, from: "won")))
+                event AS (\(claimEvent(id: id, user: claimant, action: "claimed", actor: viewer.userID, from: "won")))
                 SELECT json, version FROM won
                 """)
             if let row = won.first { return (try ResourceSQL.decodeRow(row), true) }
@@ -38,7 +42,7 @@ extension WorkItemStore {
                 """)
             guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
             let holder: UUID? = try row.decode("claimed_by")
-            if holder == viewer.userID { return (try ResourceSQL.decodeRow(row), false) }
+            if holder == claimant { return (try ResourceSQL.decodeRow(row), false) }
             let status = try row.decodeKnown("status", as: WorkItemStatus.self, table: table)
             if !status.isClaimable { throw DomainError.notClaimable(kind.rawValue, status: status) }
             if let holder {
@@ -46,6 +50,20 @@ extension WorkItemStore {
             }
         }
         throw DomainError.claimConflict(kind.rawValue, claimedBy: viewer.userID, claimedAt: Date())
+    }
+
+    /// Hands the item's claim to `user` (an admin's action: the console's reassign and
+    /// off-boarding): the current holder's claim is released and `user`'s begins, two claim
+    /// events with the admin as actor, in the caller's transaction. Both steps are the API's
+    /// own release and claim, so the item must be claimable and `user` an active user.
+    public func reassign(_ viewer: Viewer, id: UUID, to user: UUID, on connection: PostgresConnection) throws -> ResourceRow {
+        guard viewer.isAdmin else { throw DomainError.forbidden("Only administrators may hand a claim to someone else.") }
+        let errors = try ResourceSQL.checkUsers([(field: "claimed_by", id: user)], on: connection)
+        guard errors.isEmpty else { throw DomainError.validation(errors) }
+        let current = try lock(connection, viewer, id: id)
+        if current.claimedBy == user { return try get(connection, id) }
+        if current.claimedBy != nil { _ = try release(viewer, id: id, on: connection) }
+        return try claim(viewer, id: id, on: connection, for: user).row
     }
 
     /// Releases the claim (claimer or admin); `changed: false` when the item was not claimed.

@@ -36,6 +36,11 @@ public struct WorkItemStore: WritableRowStore {
         case nil: break
         }
         if let listingID = filter.listingID { conditions.append("t.listing_id = \(listingID)") }
+        if !filter.priorities.isEmpty { conditions.append("t.priority = ANY(\(filter.priorities))") }
+        if let declarer = filter.declaredBy { conditions.append("t.declared_by = \(declarer)") }
+        if let now = filter.overdueAt {
+            conditions.append("t.due_date < \(now) AND t.status IN ('open', 'in_progress')")
+        }
         return ResourceSQL.pageQuery(table: table, alias: "t", visibility: Visibility.workItemScan("t", viewer),
                                      filter: filter, conditions: conditions, keysFirst: Self.coveredByIndex(filter.order))
     }

@@ -27,6 +27,16 @@ import Testing
         (["DATABASE_URL": "postgres://localhost/dispatch", "JWT_SECRET": validSecret], "PUBLISHABLE_KEY is required when DATABASE_URL is set"),
         (["PUBLISHABLE_KEY": "short"], "PUBLISHABLE_KEY must be at least 20 characters"),
         (["PUBLISHABLE_KEY": "sb_publishable_with a space"], "PUBLISHABLE_KEY must be printable ASCII without spaces"),
+        (["SMTP_HOST": "mail.example.com", "SMTP_SENDER": "a@example.com", "SMTP_TLS": "none"],
+         "SMTP_TLS=none is accepted only when SMTP_HOST is a loopback address"),
+        (["SMTP_HOST": "10.0.0.5", "SMTP_SENDER": "a@example.com", "SMTP_TLS": "none"], "SMTP_TLS=none is accepted only"),
+        (["SMTP_HOST": "mail.example.com", "SMTP_SENDER": "a@example.com", "SMTP_TLS": "maybe"], "SMTP_TLS must be starttls, implicit or none"),
+        (["SMTP_HOST": "mail.example.com"], "SMTP_SENDER is required with SMTP_HOST"),
+        (["SMTP_HOST": "mail.example.com", "SMTP_SENDER": "a@example.com\r\nBcc: x@example.com"], "SMTP_SENDER must be an address"),
+        (["SMTP_HOST": "mail.example.com", "SMTP_SENDER": "a@example.com", "SMTP_USER": "u"], "SMTP_USER and SMTP_PASS go together"),
+        (["SMTP_PORT": "2525"], "SMTP_PORT is set but SMTP_HOST is not"),
+        (["PUBLIC_URL": "dispatch.example.com"], "PUBLIC_URL must be the http(s) URL"),
+        (["AUTH_REDIRECT_URLS": "https://ok.example, not a url"], "AUTH_REDIRECT_URLS must be a comma-separated list of absolute URLs"),
     ])
     func serveWithInvalidConfigurationExitsWithStatus2AndNamesTheSetting(environment: [String: String], message: String) throws {
         let result = try Self.runDispatchd(["serve"], environment: environment)

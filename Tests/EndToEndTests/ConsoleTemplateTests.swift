@@ -29,7 +29,7 @@ import Testing
         "audit": ["actor": script, "actions": [["name": "person.create", "selected": true]], "none": false,
                   "entries": [["at": "now", "actor": "a@b.c", "action": "person.create", "target": "user 1", "summary": script,
                                "person": "/console/people/1"]], "next": "/console/audit?before=1"],
-    ] }
+    ].merging(dataSamples) { $1 } }
 
     @Test func everyTemplateRenders() throws {
         let renderer = try ConsoleRenderer()
@@ -59,7 +59,7 @@ import Testing
         let root = ProjectPaths.root + "/console"
         for (folder, compiled, suffix) in [("templates", ConsoleAssets.templates, ".mustache"), ("assets", ConsoleAssets.files, "")] {
             let names = try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)").sorted()
-            #expect(names.map { String($0.dropLast(suffix.count)) } == compiled.keys.sorted(),
+            #expect(names.map { String($0.dropLast(suffix.count)) }.sorted() == compiled.keys.sorted(),
                     "console/\(folder) and the compiled-in copy list different files: run scripts/generate-console-assets")
             for name in names {
                 let text = try String(contentsOfFile: "\(root)/\(folder)/\(name)", encoding: .utf8)

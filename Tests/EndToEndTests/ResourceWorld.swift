@@ -26,8 +26,9 @@ final class ResourceWorld {
     private(set) var ids: [Role: String] = [:]
     private(set) var tokens: [Role: String] = [:]
 
-    init(extraRoles: [Role] = Role.allCases, listPaging: ListPaging = ListPaging(), workerCount: Int = 4) throws {
-        app = try AuthTestServer(listPaging: listPaging, workerCount: workerCount)
+    init(extraRoles: [Role] = Role.allCases, listPaging: ListPaging = ListPaging(), workerCount: Int = 4,
+         withConsole: Bool = false) throws {
+        app = try AuthTestServer(listPaging: listPaging, workerCount: workerCount, withConsole: withConsole)
         ids[.admin] = app.admin.id.uuidString.lowercased()
         tokens[.admin] = try app.login().access
         for role in extraRoles where role != .admin {

@@ -31,13 +31,14 @@ final class SyncTestServer: Sendable {
     let instances: [Instance]
     private let extraPools: [PostgresPool]
 
-    init(instances count: Int = 1, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes) throws {
+    init(instances count: Int = 1, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes,
+         deviceFlushInterval: Duration = DeviceActivity.defaultInterval) throws {
         let database = try TestDatabase.create(poolSize: 8)
         // Later instances get their own pools, as separate replicas would.
         let pools = [database.pool] + (1..<max(count, 1)).map { _ in database.makePool(size: 8) }
         self.database = database
         extraPools = Array(pools.dropFirst())
-        instances = try pools.map { try Self.makeInstance(pool: $0, maxPageBytes: maxPageBytes) }
+        instances = try pools.map { try Self.makeInstance(pool: $0, maxPageBytes: maxPageBytes, deviceFlushInterval: deviceFlushInterval) }
     }
 
     deinit {
@@ -50,10 +51,11 @@ final class SyncTestServer: Sendable {
         extraPools.forEach { $0.close() }
     }
 
-    private static func makeInstance(pool: PostgresPool, maxPageBytes: Int) throws -> Instance {
+    private static func makeInstance(pool: PostgresPool, maxPageBytes: Int, deviceFlushInterval: Duration) throws -> Instance {
         let quiet = Logger(label: "sync-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         let auth = try AuthService(pool: pool, jwtSecret: secret, hasher: AuthTestServer.cheapHasher,
-                                   throttleLimits: .init(failuresPerAccountAndAddress: 1000, failuresPerAddress: 1000, failuresPerAccount: 1000), logger: quiet)
+                                   throttleLimits: .init(failuresPerAccountAndAddress: 1000, failuresPerAddress: 1000, failuresPerAccount: 1000),
+                                   deviceFlushInterval: deviceFlushInterval, logger: quiet)
         try auth.start()
         let sync = SyncService(pool: pool, maxPageBytes: maxPageBytes, logger: quiet)
         let application = APIApplication(

@@ -80,6 +80,9 @@ public final class SMTPCapture: @unchecked Sendable {
         defer { lock.unlock() }
         guard let process else { return }
         process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         self.process = nil
     }

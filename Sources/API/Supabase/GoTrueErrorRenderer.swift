@@ -54,52 +54,42 @@ enum GoTrueErrorRenderer {
             // GoTrue answers a wrong password with 400, not 401.
             translated.status = .badRequest
             translated.message = "Invalid login credentials"
-        case ErrorCode.rateLimited.rawValue:
-            translated.code = GoTrueErrorCode.overRequestRateLimit.rawValue  // status 429 and Retry-After kept
         case ErrorCode.unauthorized.rawValue:
             let tokenGiven = error.extraHeaders["WWW-Authenticate"]?.contains("invalid_token") ?? false
             translated.status = tokenGiven ? .forbidden : .unauthorized
             translated.code = (tokenGiven ? GoTrueErrorCode.badJWT : .noAuthorization).rawValue
             translated.message = tokenGiven ? "invalid JWT: the access token is invalid"
                 : "This endpoint requires a valid Bearer token"
-        case ErrorCode.tokenExpired.rawValue:
-            translated.status = .forbidden
-            translated.code = GoTrueErrorCode.badJWT.rawValue
-            translated.message = "invalid JWT: token is expired"
-        case ErrorCode.sessionRevoked.rawValue:
-            translated.status = .forbidden
-            translated.code = GoTrueErrorCode.sessionNotFound.rawValue
-            translated.message = "Session from session_id claim in JWT does not exist"
-        case ErrorCode.invalidJSON.rawValue, ErrorCode.invalidEncoding.rawValue, ErrorCode.unsupportedMediaType.rawValue:
-            translated.code = GoTrueErrorCode.badJSON.rawValue  // status (400 or 415) kept
         case ErrorCode.validationFailed.rawValue:
             translated.message = fieldMessages(error) ?? error.message
-        case ErrorCode.internalError.rawValue:
-            translated.code = GoTrueErrorCode.unexpectedFailure.rawValue
-        // The e-mail flows, in GoTrue's codes and words.
-        case ErrorCode.emailCodeInvalid.rawValue:
-            translated.status = .forbidden
-            translated.code = GoTrueErrorCode.otpExpired.rawValue
-            translated.message = "Token has expired or is invalid"
-        case ErrorCode.emailRateLimited.rawValue:
-            translated.code = GoTrueErrorCode.overEmailSendRateLimit.rawValue  // status 429 and Retry-After kept
-        case ErrorCode.emailTaken.rawValue:
-            translated.status = .unprocessableContent
-            translated.code = GoTrueErrorCode.emailExists.rawValue
-            translated.message = "A user with this email address has already been registered"
-        case ErrorCode.authCodeInvalid.rawValue:
-            translated.status = .notFound
-            translated.code = GoTrueErrorCode.flowStateNotFound.rawValue
-            translated.message = "invalid flow state, no valid flow state found"
-        case ErrorCode.codeVerifierMismatch.rawValue:
-            translated.status = .badRequest
-            translated.code = GoTrueErrorCode.badCodeVerifier.rawValue
         default:
-            break
+            guard let answer = answers[error.code] else { break }
+            translated.code = answer.code.rawValue
+            if let status = answer.status { translated.status = status }
+            if let message = answer.message { translated.message = message }
         }
         translated.details = error.code == GoTrueErrorCode.weakPassword.rawValue ? error.details : nil
         return translated
     }
+
+    /// Contract codes that always become the same GoTrue answer: its code, and the status and
+    /// message where GoTrue's differ from ours (nil keeps ours, e.g. 429 with its Retry-After).
+    static let answers: [String: (code: GoTrueErrorCode, status: HTTPStatus?, message: String?)] = [
+        ErrorCode.rateLimited.rawValue: (.overRequestRateLimit, nil, nil),
+        ErrorCode.tokenExpired.rawValue: (.badJWT, .forbidden, "invalid JWT: token is expired"),
+        ErrorCode.sessionRevoked.rawValue: (.sessionNotFound, .forbidden, "Session from session_id claim in JWT does not exist"),
+        // Status (400 or 415) kept.
+        ErrorCode.invalidJSON.rawValue: (.badJSON, nil, nil),
+        ErrorCode.invalidEncoding.rawValue: (.badJSON, nil, nil),
+        ErrorCode.unsupportedMediaType.rawValue: (.badJSON, nil, nil),
+        ErrorCode.internalError.rawValue: (.unexpectedFailure, nil, nil),
+        // The e-mail flows (issue 25).
+        ErrorCode.emailCodeInvalid.rawValue: (.otpExpired, .forbidden, "Token has expired or is invalid"),
+        ErrorCode.emailRateLimited.rawValue: (.overEmailSendRateLimit, nil, nil),
+        ErrorCode.emailTaken.rawValue: (.emailExists, .unprocessableContent, "A user with this email address has already been registered"),
+        ErrorCode.authCodeInvalid.rawValue: (.flowStateNotFound, .notFound, "invalid flow state, no valid flow state found"),
+        ErrorCode.codeVerifierMismatch.rawValue: (.badCodeVerifier, .badRequest, nil),
+    ]
 
     /// "password: Must be at least 8 characters." from the contract's per-field details.
     static func fieldMessages(_ error: HTTPError) -> String? {

@@ -11,7 +11,8 @@ import Testing
 /// routes use) and decoded as supabase-swift 2.55.1 decodes that family's errors. The codes
 /// are enumerated from the code — `ErrorCode.allCases` in every `DomainError.Kind`, with facts
 /// and with field errors; `RestErrorCode.allCases`; `GoTrueErrorCode.allCases`;
-/// `SupabaseGatewayCode.allCases`; `HTTPError`s with each shape of JSON details — so a code added to those enums is covered without editing this test. Rendering
+/// `SupabaseGatewayCode.allCases`; `HTTPError`s with each of those and `ServerErrorCode.allCases`
+/// and each shape of JSON details — so a code added to those enums is covered without editing this test. Rendering
 /// is used instead of HTTP because most of these cannot be triggered cheaply (database
 /// outages, timeouts, races); `ClientShapeRestTests` and its siblings trigger the common ones
 /// over sockets.
@@ -35,10 +36,11 @@ import Testing
     /// The server's own errors as the gateway and routing throw them, with each shape of details.
     static var httpErrors: [HTTPError] {
         let details: [JSONValue?] = [nil, .string("text"), ["reasons": ["length"]], [["field": "a", "code": "b"]]]
-        return ErrorCode.allCases.flatMap { code in
+        let codes = ErrorCode.allCases.map(\.rawValue) + ServerErrorCode.allCases.map(\.rawValue)
+        return codes.flatMap { code in
             details.flatMap { detail in
                 [HTTPStatus.unauthorized, .badRequest, .forbidden, .tooManyRequests, .serviceUnavailable].map {
-                    HTTPError(status: $0, code: code.rawValue, message: "A \(code) refusal.", details: detail)
+                    HTTPError(status: $0, code: code, message: "A \(code) refusal.", details: detail)
                 }
             }
         } + SupabaseGatewayCode.allCases.map { HTTPError(status: .unauthorized, code: $0.rawValue, message: "A key refusal.") }

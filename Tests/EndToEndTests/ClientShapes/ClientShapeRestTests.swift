@@ -73,6 +73,11 @@ import Testing
         try Self.expectRows(released, object: true, "rpc release_task")
         let claimed = try rest("POST", "rpc/claim_task", as: .owner, json: ["task_id": id])
         try Self.expectRows(claimed, object: true, "rpc claim_task")
+        for action in ["claim_activity", "release_activity"] {
+            let answered = try rest("POST", "rpc/\(action)", as: .owner, json: ["activity_id": scene.activity.uppercased()])
+            #expect(answered.status == 200, "\(action): \(String(decoding: answered.body, as: UTF8.self))")
+            try Self.expectRows(answered, object: true, "rpc \(action)")
+        }
         let deleted = try rest("DELETE", "tasks?id=eq.\(id)&select=*", as: .owner, headers: ["Prefer": "return=representation"])
         #expect(deleted.status == 200)
         try Self.expectRows(deleted, "DELETE tasks")

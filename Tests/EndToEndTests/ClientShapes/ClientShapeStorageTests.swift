@@ -42,6 +42,11 @@ import Testing
             #expect(error.statusCode == statusCode && error.error == name, "\(label): \(response.status) \(error)")
         }
 
+        // The single-object delete (not one supabase-swift calls; Storage answers it so).
+        _ = try world.upload("rita/d.png", StorageWorld.png, token: world.rita)
+        let single = try Self.decode([String: String].self, try world.call("DELETE", "/storage/v1/object/avatars/rita/d.png", token: world.rita),
+                                     "delete one")
+        #expect(single == ["message": "Successfully deleted"])
         let removed = try Self.decode([StorageMirrors.FileObject].self,
                                       try world.call("DELETE", "/storage/v1/object/avatars", token: world.rita,
                                                      body: Array(#"{"prefixes":["rita/a.png"]}"#.utf8),
