@@ -4,6 +4,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Logging
+import Postgres
 
 /// Authenticates every request whose route requires it (declared per route group in
 /// `APIApplication.makeRouter`, read from the request's resolved route), and puts a
@@ -35,7 +36,7 @@ public struct AuthMiddleware: Middleware {
         auth.devices.seen(principal)  // memory only; written in batches (DeviceActivity)
         // The id only (never the credential): on the request's log line and on every line
         // the handler logs.
-        let userID = Logger.MetadataValue.string(principal.userID.uuidString.lowercased())
+        let userID = Logger.MetadataValue.string(UUIDText.lowercase(principal.userID))
         context.logFields["user_id"] = userID
         context.logger[metadataKey: "user_id"] = userID
         return try next(request, context)
@@ -65,7 +66,7 @@ public struct AuthMiddleware: Middleware {
             throw Self.unauthorized(tokenGiven: true, "The access token is invalid.")
         }
         guard claims.role == AccessTokenClaims.authenticatedRole,
-              let userID = UUID(uuidString: claims.sub), let sessionID = UUID(uuidString: claims.sid)
+              let userID = UUIDText.parse(claims.sub), let sessionID = UUIDText.parse(claims.sid)
         else { throw Self.unauthorized(tokenGiven: true, "The access token is invalid.") }
         guard !auth.revokedSessions.contains(sessionID) else {
             throw Self.unauthorized(tokenGiven: true, code: .sessionRevoked, "The session has been signed out.")

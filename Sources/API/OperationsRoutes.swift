@@ -4,12 +4,16 @@ import HTTPServer
 
 /// Unauthenticated routes for load balancers and orchestrators (contract §5, "Operations").
 enum OperationsRoutes {
+    static let healthzBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
+
     /// With `backups`, a ready answer also reports the last scheduled backup (`backup`).
     static func register(on router: inout Router, readiness: any ReadinessCheck, backups: BackupStatus? = nil) {
         // Liveness: answers while the process can serve HTTP at all. No database access, so a
         // database outage never gets healthy instances restarted.
+        // The body never changes, so it is built once: encoding it with JSONEncoder on every
+        // probe was 14 % of the request's instructions (bench/callgrind).
         router.get("/healthz", runsOnEventLoop: true) { _, _ in
-            .response(try .json(["status": "ok"]))
+            .response(HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: healthzBody))
         }
 
         // Readiness: database reachable and fully migrated; otherwise 503 so traffic is routed

@@ -9,16 +9,27 @@ public enum OpaqueToken {
         let encoder = JSONEncoder()
         if sortedKeys { encoder.outputFormatting = .sortedKeys }
         let data = (try? encoder.encode(value)) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // base64 → base64url byte by byte: Foundation's `replacingOccurrences` (three passes
+        // through NSString) was a quarter of an idle sync's instructions (bench/callgrind).
+        var url: [UInt8] = []
+        for byte in data.base64EncodedData() {
+            switch byte {
+            case UInt8(ascii: "+"): url.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): url.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: url.append(byte)
+            }
+        }
+        return String(decoding: url, as: UTF8.self)
     }
 
     /// The value, or nil when `text` is not base64url of such a JSON value, or when the value
     /// is `RangeChecked` and its numbers are outside what this server can have written.
     public static func decode<Value: Decodable>(_ type: Value.Type, from text: String) -> Value? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        var base64 = Data(text.utf8.map { byte in
+            byte == UInt8(ascii: "-") ? UInt8(ascii: "+") : byte == UInt8(ascii: "_") ? UInt8(ascii: "/") : byte
+        })
+        base64.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4))
         guard let data = Data(base64Encoded: base64),
               let value = try? JSONDecoder().decode(type, from: data)
         else { return nil }

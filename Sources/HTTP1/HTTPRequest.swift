@@ -17,21 +17,30 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// The path part of the target (before `?`), still percent-encoded. For absolute-form the
     /// scheme and authority are dropped, and an empty path is `/` (RFC 9112 §3.2.2, RFC 9110
     /// §4.2.3), so such a request routes like its origin-form equivalent.
+    ///
+    /// Searched byte-wise in the UTF-8 view: every layer reads the path, and `firstIndex(of:)`
+    /// on the Character view (grapheme breaking) made this 9 % of a `/healthz` request's
+    /// instructions (bench/callgrind). The delimiters are ASCII, so a UTF-8 index of one is a
+    /// valid String index.
     public var path: Substring {
-        let beforeQuery = target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
-        guard let first = beforeQuery.first, first != "/", first != "*" else { return beforeQuery }
+        let bytes = target.utf8
+        let beforeQuery = bytes.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+        guard let first = beforeQuery.utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*") else {
+            return beforeQuery
+        }
         // The parser accepted absolute-form only: `scheme "://" authority [path]`, and the
         // authority contains neither `/` nor `?`.
-        guard let colon = beforeQuery.firstIndex(of: ":") else { return beforeQuery }
+        guard let colon = beforeQuery.utf8.firstIndex(of: UInt8(ascii: ":")) else { return beforeQuery }
         let authority = beforeQuery[colon...].dropFirst(3)
-        guard let slash = authority.firstIndex(of: "/") else { return "/" }
+        guard let slash = authority.utf8.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
         return beforeQuery[slash...]
     }
 
     /// The query part of the target (after `?`), or nil.
     public var query: Substring? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
-        return target[target.index(after: q)...]
+        let bytes = target.utf8
+        guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return target[bytes.index(after: q)...]
     }
 
     /// Whether the client wants the connection kept open after this request

@@ -16,6 +16,9 @@ public struct LoggingMiddleware: Middleware {
 
     public func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
+        // Below the logger's level the line is never written: skip building its fields (7 % of
+        // a `/healthz` request's instructions, bench/callgrind, with LOG_LEVEL above info).
+        guard context.logger.logLevel <= level else { return try next(request, context) }
         let start = ContinuousClock.now
         var line: Logger.Metadata = ["method": .string(request.method.rawValue), "path": .string(String(request.path)),
                                      "client_address": .string(context.clientAddress)]

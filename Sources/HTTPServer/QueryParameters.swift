@@ -12,13 +12,18 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
     /// Parses a raw query: `&`-separated `name=value` pairs, percent-decoded with `+` as space.
     /// Pairs that do not decode are dropped rather than failing the request: a bad parameter the
     /// handler does not read should not matter, and one it does read will be reported missing.
+    ///
+    /// Split on the UTF-8 bytes: splitting Characters (grapheme breaking) was 9 % of an idle
+    /// sync's instructions, whose cursor is long (bench/callgrind). `&` and `=` are ASCII, so
+    /// their UTF-8 indices are valid String indices.
     public init(parsing raw: Substring?) {
         guard let raw, !raw.isEmpty else { return }
-        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+        for bytes in raw.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let pair = raw[bytes.startIndex..<bytes.endIndex]
             let name: Substring, value: Substring
-            if let equals = pair.firstIndex(of: "=") {
+            if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
                 name = pair[..<equals]
-                value = pair[pair.index(after: equals)...]
+                value = pair[bytes.index(after: equals)...]
             } else {
                 name = pair
                 value = ""

@@ -75,7 +75,7 @@ extension Decimal: PostgresDecodable {
 
 extension UUID: PostgresDecodable {
     public init(postgresText text: String) throws {
-        guard let value = UUID(uuidString: text) else { throw decodingFailure(UUID.self, text) }
+        guard let value = UUIDText.parse(text) else { throw decodingFailure(UUID.self, text) }
         self = value
     }
 }

@@ -89,7 +89,7 @@ extension Decimal: PostgresEncodable {
 extension UUID: PostgresEncodable {
     public static var postgresTypeOID: UInt32 { PostgresTypeOID.uuid }
     public static var postgresArrayTypeOID: UInt32 { PostgresTypeOID.uuidArray }
-    public var postgresText: String? { uuidString.lowercased() }
+    public var postgresText: String? { UUIDText.lowercase(self) }
 }
 
 extension Date: PostgresEncodable {

@@ -88,10 +88,19 @@ public struct SyncCursor: Sendable, Equatable {
     }
 
     private static func wire(_ text: String) -> Wire? {
-        guard !text.isEmpty, text.utf8.count <= Self.maxEncodedLength,
-              text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        // The base64url alphabet, checked byte-wise: Character.isLetter/isNumber (Unicode
+        // property lookups) were a tenth of an idle sync's instructions (bench/callgrind).
+        guard !text.isEmpty, text.utf8.count <= Self.maxEncodedLength, text.utf8.allSatisfy(Self.isBase64URL)
         else { return nil }
         return OpaqueToken.decode(Wire.self, from: text)
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
     }
 
     private init?(wire: Wire) {
