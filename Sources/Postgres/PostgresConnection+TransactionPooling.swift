@@ -1,5 +1,3 @@
-import CLibPQ
-
 /// Sessions behind a transaction-pooling PgBouncer (`Configuration.transactionPooled`).
 ///
 /// There, each transaction (and each statement outside one) may run on a different server
@@ -42,15 +40,5 @@ extension PostgresConnection {
             script.append("SET LOCAL \(try quotedIdentifier(name)) = \(try quotedLiteral(value))")
         }
         try runTrustedScript(script.joined(separator: "; "))
-    }
-
-    /// PQescapeLiteral: single-quoted, with embedded quotes and backslashes escaped.
-    func quotedLiteral(_ text: String) throws -> String {
-        let connection = try liveHandle()
-        guard let escaped = PQescapeLiteral(connection, text, text.utf8.count) else {
-            throw PostgresResult.connectionError(connection, fallback: "cannot escape literal")
-        }
-        defer { PQfreemem(escaped) }
-        return String(cString: escaped)
     }
 }

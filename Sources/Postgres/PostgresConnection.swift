@@ -240,9 +240,19 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// PQescapeIdentifier: double-quoted, with embedded quotes doubled.
     func quotedIdentifier(_ identifier: String) throws -> String {
+        try escaped(identifier, PQescapeIdentifier, what: "identifier")
+    }
+
+    /// PQescapeLiteral: single-quoted, with embedded quotes and backslashes escaped.
+    func quotedLiteral(_ text: String) throws -> String {
+        try escaped(text, PQescapeLiteral, what: "literal")
+    }
+
+    private func escaped(_ text: String, _ escape: (OpaquePointer?, UnsafePointer<CChar>?, Int) -> UnsafeMutablePointer<CChar>?,
+                         what: String) throws -> String {
         let connection = try liveHandle()
-        guard let escaped = PQescapeIdentifier(connection, identifier, identifier.utf8.count) else {
-            throw PostgresResult.connectionError(connection, fallback: "cannot escape identifier")
+        guard let escaped = escape(connection, text, text.utf8.count) else {
+            throw PostgresResult.connectionError(connection, fallback: "cannot escape \(what)")
         }
         defer { PQfreemem(escaped) }
         return String(cString: escaped)
