@@ -1,9 +1,12 @@
 import Logging
 import Postgres
 
-/// Ready when a pooled connection answers and the schema matches this build's migrations
-/// exactly (nothing pending, nothing newer, nothing edited). A database outage therefore
-/// answers "not ready" within the pool's acquisition timeout instead of hanging the probe.
+/// Ready when a pooled connection answers and the schema has every one of this build's
+/// migrations, unedited. Migrations newer than the build are fine: in a rolling upgrade the
+/// first new instance migrates while old ones still serve, and the expand/contract rule
+/// (docs/operators/upgrades.md) keeps every migration readable by the previous release, so
+/// the old instances stay in the load balancer's rotation. A database outage answers "not
+/// ready" within the pool's acquisition timeout instead of hanging the probe.
 public struct DatabaseReadinessCheck: ReadinessCheck {
     let pool: PostgresPool
     let migrator: Migrator
@@ -16,7 +19,6 @@ public struct DatabaseReadinessCheck: ReadinessCheck {
     public func check() -> Readiness {
         do {
             let status = try migrator.status(pool: pool)
-            if !status.ahead.isEmpty { return .notReady(reason: "database schema is newer than this server") }
             if !status.checksumMismatches.isEmpty { return .notReady(reason: "applied migrations differ from this server's files") }
             if !status.pending.isEmpty { return .notReady(reason: "database is not fully migrated") }
             return .ready

@@ -27,10 +27,13 @@ public final class SyncService: Sendable {
     private let logger: Logger
     private let memoryAnswers = Mutex(0)
 
-    public init(pool: PostgresPool, maxPageBytes: Int = SyncFeed.defaultMaxPageBytes, logger: Logger = Logger(label: "sync")) {
+    /// `listenOn`: where the LISTEN connection goes (default: the pool's server), which must
+    /// be PostgreSQL itself, never a transaction-mode pooler (docs/operators/pooling.md).
+    public init(pool: PostgresPool, listenOn: PostgresConnection.Configuration? = nil,
+                maxPageBytes: Int = SyncFeed.defaultMaxPageBytes, logger: Logger = Logger(label: "sync")) {
         let feed = SyncFeed(pool: pool, maxPageBytes: maxPageBytes)
         self.feed = feed
-        let fanout = ChangeFanout(connection: pool.configuration.connection, channel: Self.channel, logger: logger) {
+        let fanout = ChangeFanout(connection: listenOn ?? pool.configuration.connection, channel: Self.channel, logger: logger) {
             try feed.audience(since: $0)
         }
         self.fanout = fanout

@@ -31,7 +31,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Pool path: a connect timeout bounded by what is left of the acquisition timeout.
     init(configuration: Configuration, connectTimeout: Duration) throws {
         self.configuration = configuration
-        statementCache = PostgresStatementCache(capacity: configuration.statementCacheCapacity)
+        statementCache = PostgresStatementCache(capacity: configuration.transactionPooled ? 0 : configuration.statementCacheCapacity)
         handle = try Self.connect(configuration, connectTimeout: connectTimeout)
         installNoticeReceiver()
         try applySessionSettings()
@@ -88,6 +88,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func queryPrepared(name: String, _ query: PostgresQuery, mayRePrepare: Bool) throws -> PostgresRows {
         let connection = try liveHandle()
+        // A pooler may run the next transaction on another server session: nothing named.
+        if configuration.transactionPooled { return try unnamedQuery(query, on: connection) }
         if let known = preparedStatements[name] {
             guard known == query.sql else {
                 throw PostgresError(kind: .misuse, message: "prepared statement \"\(name)\" reused with different SQL")
@@ -142,11 +144,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard transactionStatus == .idle else {
             throw PostgresError(kind: .misuse, message: "withTransaction called while a transaction is already open")
         }
-        if let isolation {
-            try execute("BEGIN ISOLATION LEVEL \(unsafeSQL: isolation.rawValue)")
-        } else {
-            try execute("BEGIN")
-        }
+        try begin(isolation: isolation)
         let result: Result
         do {
             result = try body(self)
@@ -242,9 +240,19 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// PQescapeIdentifier: double-quoted, with embedded quotes doubled.
     func quotedIdentifier(_ identifier: String) throws -> String {
+        try escaped(identifier, PQescapeIdentifier, what: "identifier")
+    }
+
+    /// PQescapeLiteral: single-quoted, with embedded quotes and backslashes escaped.
+    func quotedLiteral(_ text: String) throws -> String {
+        try escaped(text, PQescapeLiteral, what: "literal")
+    }
+
+    private func escaped(_ text: String, _ escape: (OpaquePointer?, UnsafePointer<CChar>?, Int) -> UnsafeMutablePointer<CChar>?,
+                         what: String) throws -> String {
         let connection = try liveHandle()
-        guard let escaped = PQescapeIdentifier(connection, identifier, identifier.utf8.count) else {
-            throw PostgresResult.connectionError(connection, fallback: "cannot escape identifier")
+        guard let escaped = escape(connection, text, text.utf8.count) else {
+            throw PostgresResult.connectionError(connection, fallback: "cannot escape \(what)")
         }
         defer { PQfreemem(escaped) }
         return String(cString: escaped)
@@ -296,23 +304,14 @@ public final class PostgresConnection: @unchecked Sendable {
         return handle
     }
 
+    /// Once per session: the settings as `set_config` calls in one statement. Behind a
+    /// transaction pooler there is no session of ours to set, so `begin` sends them with
+    /// every transaction instead (PostgresConnection+TransactionPooling.swift).
     private func applySessionSettings() throws {
-        // JIT pays off for long analytic queries, not for this OLTP workload: a visibility
-        // subplan's inflated cost estimate crosses jit_optimize_above_cost and a 130 ms sync
-        // page then spends another 780 ms compiling (bench/explain, 100k tasks).
-        var settings: [(String, String)] = [("jit", "off")]
-        if let timeout = configuration.statementTimeout {
-            settings.append(("statement_timeout", String(timeout.postgresMilliseconds)))
-        }
-        if let timeout = configuration.idleInTransactionSessionTimeout {
-            settings.append(("idle_in_transaction_session_timeout", String(timeout.postgresMilliseconds)))
-        }
-        if let zone = configuration.timeZone {
-            settings.append(("TimeZone", zone))
-        }
+        guard !configuration.transactionPooled else { return }
         var binds: [PostgresBind] = []
         var calls: [String] = []
-        for (name, value) in settings {
+        for (name, value) in sessionSettings {
             binds.append(PostgresBind(text: name))
             binds.append(PostgresBind(text: value))
             calls.append("set_config($\(binds.count - 1)::text, $\(binds.count)::text, false)")

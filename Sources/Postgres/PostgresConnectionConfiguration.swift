@@ -20,6 +20,11 @@ extension PostgresConnection {
         /// every statement unnamed, e.g. behind a transaction-pooling PgBouncer older than
         /// 1.21, which cannot follow named statements across server connections.
         public var statementCacheCapacity: Int
+        /// The conninfo reaches PostgreSQL through a transaction-pooling PgBouncer: no named
+        /// statements whatever `statementCacheCapacity` says, and the settings above go with
+        /// each transaction instead of the session (`PostgresConnection+TransactionPooling`).
+        /// Never for LISTEN or session advisory locks: those need a direct connection.
+        public var transactionPooled: Bool
 
         public init(
             conninfo: String,
@@ -28,7 +33,8 @@ extension PostgresConnection {
             statementTimeout: Duration? = .seconds(30),
             idleInTransactionSessionTimeout: Duration? = .seconds(60),
             timeZone: String? = "UTC",
-            statementCacheCapacity: Int = 256
+            statementCacheCapacity: Int = 256,
+            transactionPooled: Bool = false
         ) {
             self.conninfo = conninfo
             self.applicationName = applicationName
@@ -37,6 +43,7 @@ extension PostgresConnection {
             self.idleInTransactionSessionTimeout = idleInTransactionSessionTimeout
             self.timeZone = timeZone
             self.statementCacheCapacity = statementCacheCapacity
+            self.transactionPooled = transactionPooled
         }
     }
 

@@ -35,14 +35,19 @@ extension Configuration {
                         clockSkew: .seconds(clientClockSkew))
     }
 
-    func poolConfiguration(conninfo: String) -> PostgresPool.Configuration {
+    /// `pooled`: `conninfo` is DATABASE_URL behind a transaction-mode pooler.
+    func poolConfiguration(conninfo: String, pooled: Bool = false) -> PostgresPool.Configuration {
         PostgresPool.Configuration(
-            connection: PostgresConnection.Configuration(
-                conninfo: conninfo, statementTimeout: .seconds(databaseStatementTimeout),
-                statementCacheCapacity: databaseStatementCacheSize
-            ),
+            connection: connectionConfiguration(conninfo: conninfo, pooled: pooled),
             size: databasePoolSize,
             acquisitionTimeout: .seconds(databasePoolTimeout)
+        )
+    }
+
+    func connectionConfiguration(conninfo: String, pooled: Bool) -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            conninfo: conninfo, statementTimeout: .seconds(databaseStatementTimeout),
+            statementCacheCapacity: databaseStatementCacheSize, transactionPooled: pooled
         )
     }
 }

@@ -10,6 +10,10 @@ import Store
 struct Configuration: Sendable {
     /// nil: run a private PostgreSQL under `dataDirectory` (development, first start).
     var databaseURL: String?
+    /// DATABASE_DIRECT_URL: PostgreSQL itself, when DATABASE_URL goes through a transaction-mode
+    /// pooler. LISTEN, migrations (session advisory lock) and the one-shot commands use it;
+    /// its presence also tells the pool that DATABASE_URL is transaction-pooled.
+    var databaseDirectURL: String?
     var host: String
     var port: Int
     /// nil only with the embedded database: a secret is then generated and kept in `dataDirectory`.
@@ -74,12 +78,29 @@ struct Configuration: Sendable {
     static let minimumJWTSecretBytes = 32
 
     var usesEmbeddedDatabase: Bool { databaseURL == nil }
+    /// DATABASE_URL reaches PostgreSQL through a transaction-mode pooler (see `databaseDirectURL`).
+    var usesTransactionPooler: Bool { databaseDirectURL != nil }
 
     static func load(from environment: [String: String]) throws(ConfigurationError) -> Configuration {
         let reader = EnvironmentReader(environment)
         let databaseURL = reader.string(.databaseURL)
         if let databaseURL, !(databaseURL.hasPrefix("postgres://") || databaseURL.hasPrefix("postgresql://")) {
             throw ConfigurationError("DATABASE_URL must start with postgres:// or postgresql://")
+        }
+        let databaseDirectURL = reader.string(.databaseDirectURL)
+        if let databaseDirectURL {
+            guard databaseURL != nil else {
+                throw ConfigurationError("DATABASE_DIRECT_URL needs DATABASE_URL (the pooler's address) to be set too")
+            }
+            guard databaseDirectURL.hasPrefix("postgres://") || databaseDirectURL.hasPrefix("postgresql://") else {
+                throw ConfigurationError("DATABASE_DIRECT_URL must start with postgres:// or postgresql://")
+            }
+            // Named statements cannot follow a client across a transaction pooler's server sessions.
+            if let cache = reader.string(.databaseStatementCacheSize), cache != "0" {
+                throw ConfigurationError(
+                    "DB_STATEMENT_CACHE_SIZE must be 0 (or unset) with DATABASE_DIRECT_URL: DATABASE_URL is then a transaction-mode pooler, which cannot keep prepared statements (got \"\(cache)\")"
+                )
+            }
         }
         let jwtSecret = reader.string(.jwtSecret)
         if let jwtSecret, jwtSecret.utf8.count < minimumJWTSecretBytes {
@@ -127,6 +148,7 @@ struct Configuration: Sendable {
         }
         return Configuration(
             databaseURL: databaseURL,
+            databaseDirectURL: databaseDirectURL,
             host: reader.string(.host) ?? "127.0.0.1",
             port: try reader.integer(.port, default: 8080, in: 0...65535),
             jwtSecret: jwtSecret,
@@ -136,7 +158,8 @@ struct Configuration: Sendable {
             databasePoolSize: try reader.integer(.databasePoolSize, default: 10, in: 1...1000),
             databasePoolTimeout: try reader.seconds(.databasePoolTimeout, default: 5),
             databaseStatementTimeout: try reader.seconds(.databaseStatementTimeout, default: 30),
-            databaseStatementCacheSize: try reader.integer(.databaseStatementCacheSize, default: 256, in: 0...100_000),
+            databaseStatementCacheSize: databaseDirectURL == nil
+                ? try reader.integer(.databaseStatementCacheSize, default: 256, in: 0...100_000) : 0,
             syncPageMaxBytes: try reader.integer(.syncPageMaxBytes, default: SyncFeed.defaultMaxPageBytes,
                                                  in: SyncFeed.minimumMaxPageBytes...(1 << 30)),
             logLevel: logLevel,

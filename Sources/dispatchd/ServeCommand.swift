@@ -41,7 +41,7 @@ struct ServeCommand: ParsableCommand {
         let jwtSecret = try configuration.jwtSecret ?? JWTSecretStore.loadOrCreate(in: configuration.dataDirectory)
         let publishableKey = try configuration.publishableKey ?? PublishableKeyStore.loadOrCreate(in: configuration.dataDirectory)
 
-        let session = try DatabaseSession.open(configuration: configuration, logger: logger)
+        let session = try DatabaseSession.open(configuration: configuration, pooled: true, logger: logger)
         defer { session.close() }
         let migrator = Migrator(directoryPath: configuration.migrationsDirectory, logger: logger)
         var upToDate = true
@@ -54,13 +54,17 @@ struct ServeCommand: ParsableCommand {
                                metadata: ["pending": .stringConvertible(status.pending.count)])
             }
         } else {
-            let applied = try migrator.migrate(pool: session.pool)
+            let applied = try session.migrate(migrator)
             logger.info("database migrated", metadata: ["applied": .stringConvertible(applied.count)])
         }
         // Before any cursor is handed out: data that moved to another cluster starts a new epoch.
         if upToDate, let epoch = try DatabaseEpoch.adoptCluster(pool: session.pool) {
             logger.warning("the database now lives in another PostgreSQL cluster (restored by hand or upgraded): new sync epoch, devices resync",
                            metadata: ["epoch": .string(epoch)])
+        }
+        if configuration.usesTransactionPooler,
+           let problem = session.pooledStatementTimeoutProblem(limit: configuration.databaseStatementTimeout) {
+            logger.warning("\(problem)")
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
@@ -73,7 +77,8 @@ struct ServeCommand: ParsableCommand {
                                    logger: logger)
         try auth.start()
         defer { auth.stop() }
-        let sync = SyncService(pool: session.pool, maxPageBytes: configuration.syncPageMaxBytes, logger: logger)
+        let sync = SyncService(pool: session.pool, listenOn: session.direct, maxPageBytes: configuration.syncPageMaxBytes,
+                               logger: logger)
         // From here on (migrations done), no write transaction commits past its time limit.
         session.pool.limitWriteTransactions(to: .seconds(configuration.writeTransactionTimeout))
         var application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,

@@ -7,6 +7,7 @@
 /// `Configuration.load`, and a row in that table.
 enum Setting: String, CaseIterable, Sendable {
     case databaseURL = "DATABASE_URL"
+    case databaseDirectURL = "DATABASE_DIRECT_URL"
     case jwtSecret = "JWT_SECRET"
     case publishableKey = "PUBLISHABLE_KEY"
     case host = "HOST"

@@ -49,12 +49,14 @@ import TestSupport
         #expect(try server.client.get("/readyz").status == 503)
     }
 
-    @Test func readyzOnDatabaseAheadOfTheCodeAnswers503() throws {
+    /// Rolling upgrades: an instance still on the previous release stays in rotation after the
+    /// first new one migrated (expand/contract, docs/operators/upgrades.md; RollingUpgradeTests).
+    @Test func readyzOnDatabaseAheadOfTheCodeStaysReady() throws {
         let database = try TestDatabase.create()
         try database.pool.execute("INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'from_the_future', 'x')")
         let server = try RunningServer(pool: database.pool, migrationsDirectory: ProjectPaths.migrations)
         defer { server.stop() }
-        #expect(try server.client.get("/readyz").status == 503)
+        #expect(try server.client.get("/readyz").status == 200)
     }
 
     @Test func unknownPathAnswers404InTheErrorShape() throws {

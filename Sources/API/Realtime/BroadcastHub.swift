@@ -8,8 +8,8 @@ enum BroadcastContent: Sendable, Equatable {
     case user(UserBroadcast)
 }
 
-/// The members of each topic on this instance, for `broadcast`. Relaying stays on the
-/// instance: members connected to another instance do not receive it (docs/app-developers/realtime.md).
+/// The members of each topic on this instance, for `broadcast`. Members on other instances
+/// get it through PostgreSQL (`BroadcastBus`), which hands it back here (`deliver`).
 final class BroadcastHub: Sendable {
     private let members = Mutex<[String: [ObjectIdentifier: RealtimeChannel]]>([:])
 
@@ -33,6 +33,12 @@ final class BroadcastHub: Sendable {
         }
         targets.forEach { $0.deliverBroadcast(content) }
         return targets.count
+    }
+
+    /// A broadcast another instance relayed: to every member of `topic` here.
+    func deliver(_ content: BroadcastContent, topic: String) {
+        let targets = members.withLock { Array(($0[topic] ?? [:]).values) }
+        targets.forEach { $0.deliverBroadcast(content) }
     }
 
     var topicCount: Int { members.withLock { $0.count } }

@@ -7,7 +7,8 @@ import HTTPServer
 /// checks (event name, size, rate, token), `config.broadcast.self` and `ack`.
 extension RealtimeConnection {
     /// `broadcast` `{type: "broadcast", event, payload}`: relayed as text to the topic's
-    /// members on this instance (the sender too with `self`), acknowledged with `ack`.
+    /// members on this instance (the sender too with `self`) and, through PostgreSQL, on the
+    /// others (BroadcastBus), acknowledged with `ack`.
     func broadcast(_ message: PhoenixMessage, channel: RealtimeChannel) {
         guard case .string(let event)? = message.payload["event"], !event.isEmpty else {
             send(.error(to: message, reason: Self.missingEventReason))
@@ -72,6 +73,7 @@ extension RealtimeConnection {
             return
         }
         service.hub.relay(content, from: channel)
+        service.bus.publish(content, topic: channel.topic)
         if channel.acknowledgesBroadcasts && message.ref != nil { send(.reply(to: message, ok: true)) }
     }
 

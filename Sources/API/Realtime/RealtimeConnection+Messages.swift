@@ -132,6 +132,8 @@ extension RealtimeConnection {
                 throw .unavailable("the database is unavailable; retry shortly")
             }
         }
+        // Broadcasts from other instances reach this member from here on.
+        service.bus.ensureListening()
         service.hub.join(channel)
         let stillOpen = state.withLock { state -> Bool in
             guard !state.closed else { return false }

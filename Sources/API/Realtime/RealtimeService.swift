@@ -5,7 +5,7 @@ import Synchronization
 /// Supabase Realtime for one server instance: the Phoenix channel protocol over the
 /// WebSocket route `GET /realtime/v1/websocket`, `postgres_changes` from the instance's
 /// change stream with contract §2's visibility (RealtimeFeed), and `broadcast` between the
-/// members of a topic on this instance (BroadcastHub). Presence is refused.
+/// members of a topic on this instance (BroadcastHub) and the others (BroadcastBus). Presence is refused.
 ///
 /// Tokens: each channel holds the identity of its join's `access_token` (replaced by
 /// `access_token` events); a timer checks every `tokenCheckInterval` and every delivery
@@ -16,6 +16,8 @@ public final class RealtimeService: Sendable {
     let sync: SyncService
     let feed: RealtimeFeed
     let hub = BroadcastHub()
+    /// Broadcasts to and from the other instances on this database.
+    let bus: BroadcastBus
     let limits: RealtimeLimits
     let tokenCheckInterval: Duration
     let logger: Logger
@@ -43,6 +45,11 @@ public final class RealtimeService: Sendable {
         let feed = RealtimeFeed(feed: sync.feed, logger: logger, requestChange: { fanout.requestRead() })
         fanout.subscribe { [weak feed] change in feed?.changed(change) }
         self.feed = feed
+        // The change stream's LISTEN target is the direct connection (never a transaction pooler).
+        let hub = hub
+        bus = BroadcastBus(pool: sync.feed.pool, listenOn: fanout.listener?.configuration, logger: logger) { topic, content in
+            hub.deliver(content, topic: topic)
+        }
     }
 
     /// A handler for a new socket, or nil when `vsn` is not a version this server speaks.
@@ -65,6 +72,7 @@ public final class RealtimeService: Sendable {
         }
         open.forEach { $0.closeForShutdown() }
         feed.stop()
+        bus.stop()
     }
 
     func track(_ connection: RealtimeConnection) {
@@ -79,6 +87,9 @@ public final class RealtimeService: Sendable {
     func untrack(_ connection: RealtimeConnection) {
         state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
     }
+
+    /// The server process id of the broadcast LISTEN connection (tests terminate it).
+    public var broadcastListenerBackendPID: Int32? { bus.listenerBackendPID }
 
     /// Arms the change stream for a join: LISTEN is on (bounded wait) before the cursor is taken.
     func ensureListening() {
