@@ -92,6 +92,20 @@ extension AuthService {
         }
     }
 
+    /// The console's invitation ("Add a person", e-mail): `invite` as `POST /v1/invitations`
+    /// runs it, with the link to the default target (PUBLIC_URL) and no PKCE pair, since an
+    /// administrator's browser is not the one that will open it. The address is checked as
+    /// the API's body check does (`mailAddress`), so a bad one is a 422, not a mail error.
+    public func invite(email: String, name: String?, userType: UserType) throws -> User {
+        var problems: [FieldError] = []
+        guard let checked = UserRules.checkEmail(email, errors: &problems), (try? MailAddress(checked)) != nil else {
+            throw DomainError.validation(problems.isEmpty
+                ? [FieldError(field: "email", code: .invalid, message: "Must be an email address like name@example.com.")] : problems)
+        }
+        return try invite(EmailRequest(email: checked, challenge: nil, redirectTo: emailSettings.redirects.resolve(nil)),
+                          name: name, userType: userType)
+    }
+
     /// A signed-in user asks to move to `request.email`: a code and link to the new address,
     /// a notice to the current one. Nothing changes until the new address is confirmed.
     func requestEmailChange(_ user: User, _ request: EmailRequest) throws {

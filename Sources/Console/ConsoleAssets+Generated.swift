@@ -215,12 +215,17 @@ public enum ConsoleAssets {
       <label for="new-role">Role</label>
       <select id="new-role" name="role"><option value="realtor" selected>realtor</option><option value="admin">admin</option></select>
     </div>
+  </div>
+  <fieldset class="choice">
+    <legend>How they get in</legend>
+    <label><input type="radio" name="how" value="invite" checked> E-mail an invitation: they sign in from the mail and choose their own password</label>
+    <label><input type="radio" name="how" value="password"> Set a password now</label>
     <div class="field">
-      <label for="new-password">Password (optional)</label>
+      <label for="new-password">Password (only when setting one now; optional)</label>
       <input id="new-password" name="password" type="password" autocomplete="new-password" aria-describedby="new-password-hint">
     </div>
-  </div>
-  <p id="new-password-hint" class="muted">Leave the password empty to have one generated; it is shown once, for you to hand over.</p>
+    <p id="new-password-hint" class="muted">Leave the password empty to have one generated; it is shown once, for you to hand over.</p>
+  </fieldset>
   <button type="submit">Add person</button>
 </form>
 
@@ -660,6 +665,10 @@ dialog::backdrop { background: rgb(0 0 0 / 40%); }
 /* Red ink on the 14 % red tint is 4.46:1 in light mode (AA needs 4.5): a lighter tint for the refusal badge. */
 .refused { color: var(--ink-red); background: color-mix(in srgb, var(--red) 10%, transparent); }
 .status-draft, .status-closed { color: var(--ink-gray); } .status-active { color: var(--ink-green); } .status-pending { color: var(--ink-orange); }
+/* Add a person (consolefix): the invitation / password choice as a labelled radio group. */
+fieldset.choice { border: 1px solid var(--line); border-radius: var(--r-md); padding: var(--s3) var(--s4); margin: 0 0 var(--s3); }
+fieldset.choice legend { font-size: 13px; font-weight: 600; padding: 0 var(--s1); }
+fieldset.choice > label { font-weight: 400; font-size: inherit; display: flex; gap: var(--s2); align-items: center; min-height: 44px; }
 
 """#,
         "console.js": #"""

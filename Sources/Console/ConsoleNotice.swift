@@ -3,6 +3,7 @@
 public enum ConsoleNotice {
     static let texts: [String: String] = [
         "created": "Person created.",
+        "invited": "Invitation e-mailed: they sign in from the mail and choose a password.",
         "role": "Role changed.",
         "deactivated": "Person deactivated; their sessions were signed out.",
         "reactivated": "Person reactivated.",

@@ -7,8 +7,12 @@ import HTTPServer
 import Store
 
 /// `/console/people`: who has an account, found by name or email, a page at a time (keyset on
-/// name then id), and a form to add someone. Creating runs the API's own checks and store call
-/// (`POST /v1/users`): the same email, name and password rules, the same KDF pool.
+/// name then id), and a form to add someone, one of two ways:
+/// - an e-mail invitation (`how=invite`): `AuthService.invite`, the operation behind
+///   `POST /v1/invitations` and `/auth/v1/invite` (same mail limits, mail queued in the outbox
+///   with its token in one transaction); the person sets their own password;
+/// - a password now (`how=password`, also when `how` is absent, as before invitations): the
+///   API's own checks and store call (`POST /v1/users`), the same KDF pool.
 enum ConsolePeopleRoutes {
     static let pageSize = 25
 
@@ -35,6 +39,9 @@ enum ConsolePeopleRoutes {
             let form = try ConsoleForm(request)
             try form.requireCSRF(viewer.csrfToken)
             let input = try NewPerson(form)
+            if input.invite {
+                return .response(site.respond(try invite(input, by: viewer, site), viewer: viewer))
+            }
             // Hashing runs on the KDF pool like every password operation; the work renders its own errors.
             return site.auth.passwordWork.respond(context) {
                 do {
@@ -50,8 +57,10 @@ enum ConsolePeopleRoutes {
         var email: String
         var name: String
         var type: UserType
-        /// Nil: the console generates one and shows it once.
+        /// Nil: the console generates one and shows it once (or none, for an invitation).
         var password: String?
+        /// Mail an invitation instead of setting a password.
+        var invite: Bool
 
         init(_ form: ConsoleForm) throws {
             var errors: [FieldError] = []
@@ -61,6 +70,15 @@ enum ConsolePeopleRoutes {
                 errors.append(problem)
             }
             guard let type = UserType(rawValue: form["role"] ?? "realtor") else { throw ConsoleError.invalid("Role must be admin or realtor.") }
+            switch form["how"] ?? "password" {
+            case "invite": invite = true
+            case "password": invite = false
+            default: throw ConsoleError.invalid("Choose an e-mail invitation or a password.")
+            }
+            // Refused rather than ignored: an admin who typed a password expects it to work.
+            if invite, let password = form.fields["password"], !password.isEmpty {
+                throw ConsoleError.invalid("An invitation lets the person choose their own password; leave the password empty.")
+            }
             guard errors.isEmpty, let email, let name else {
                 throw ConsoleError.invalid(errors.map { "\($0.field): \($0.message)" }.joined(separator: " "))
             }
@@ -83,6 +101,13 @@ enum ConsolePeopleRoutes {
             "heading": "\(user.name) can now sign in", "email": user.email, "password": generated,
             "person": "/console/people/\(user.id.uuidString.lowercased())",
         ]))
+    }
+
+    static func invite(_ input: NewPerson, by viewer: ConsoleViewer, _ site: ConsoleSite) throws -> ConsoleOutcome {
+        let user = try site.auth.invite(email: input.email, name: input.name, userType: input.type)
+        try site.record(viewer, action: "person.invite", targetType: "user", targetID: user.id.uuidString.lowercased(),
+                        summary: "Invited \(user.email) as \(user.userType.rawValue) by e-mail")
+        return .redirect("/console/people/\(user.id.uuidString.lowercased())?done=invited")
     }
 
     static func link(_ query: String, after: UUID?) -> String {

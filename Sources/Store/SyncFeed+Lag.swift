@@ -6,8 +6,8 @@ public enum SyncLag: Sendable, Equatable {
     /// Nothing visible to the user changed after the device's cursor.
     case caughtUp
     /// `changes` rows and removals wait for the device (`more`: at least that many; the count
-    /// stops at one page); `since` is the oldest `updated_at` among the waiting rows (nil when
-    /// only removals wait).
+    /// stops at `SyncFeed.lagLimit`); `since` is the oldest `updated_at` among the counted rows
+    /// (nil when only removals wait).
     case behind(changes: Int, more: Bool, since: Date?)
     /// The cursor's history was pruned: the device's next sync answers 410 and it starts over.
     case mustReset
@@ -16,10 +16,12 @@ public enum SyncLag: Sendable, Equatable {
 }
 
 extension SyncFeed {
-    /// The lag count stops at one page of the default size: "1000+ changes" says enough, and
-    /// the console page that asks stays fast (a 5,000-row page of the busiest seeded realtor
-    /// took ~0.6 s on a loaded machine).
-    public static let lagLimit = defaultLimit
+    /// The lag count stops at 100 changes: "100+ changes waiting" tells an operator the device
+    /// is well behind as clearly as "1000+" did, and the read renders every counted row as its
+    /// sync page would, so its cost grows with this bound. On the 100,000-task demo database a
+    /// device 50 rows into its first sync took ~92 ms (median, debug build) to read at 1,000
+    /// and ~37 ms at 100; 5,000 took ~0.6 s (docs/operators/console.md, page timings).
+    public static let lagLimit = 100
 
     /// The lag of a device holding `cursor` (its last `next_since`) for `viewer`: the page the
     /// device's next sync would get, read by the feed's own code (read-only), counted.

@@ -81,6 +81,17 @@ import Testing
         #expect(changes == 2 && !more)
         #expect(oldest >= before.addingTimeInterval(-1) && oldest <= Date().addingTimeInterval(1))
 
+        // The count stops at the bound (it keeps the console page cheap), and says there is more.
+        try server.execute("""
+            INSERT INTO tasks (title, declared_by, listing_id)
+            SELECT 'bulk', \(otto.id), \(listing) FROM generate_series(1, \(SyncFeed.lagLimit))
+            """)
+        guard case .behind(let bounded, true, _) = try feed.lag(viewer: viewer, cursor: held) else {
+            Issue.record("expected more changes waiting than the bound")
+            return
+        }
+        #expect(bounded == SyncFeed.lagLimit)
+
         try server.execute("UPDATE listings SET assigned_staff = NULL WHERE id = \(listing)")
         #expect(try server.instances[0].sync.pruneHistory(keep: .seconds(0)) >= 1)
         #expect(try feed.lag(viewer: viewer, cursor: held) == .mustReset)

@@ -27,9 +27,22 @@ def test_search_with_the_keyboard_and_page_through(admin_page, check_page):
     expect(rows).to_have_count(25)
 
 
+def test_add_a_person_by_email_invitation(admin_page, api):
+    # The invitation is the form's first choice: an account without a password, and its mail queued.
+    admin_page.get_by_label("Name", exact=True).fill("Ivo Invited")
+    admin_page.get_by_label("Email", exact=True).fill("ivo.invited@example.com")
+    assert admin_page.get_by_role("radio", name=re.compile("E-mail an invitation")).is_checked()
+    admin_page.get_by_role("button", name="Add person").click()
+    assert admin_page.get_by_role("heading", level=1).inner_text() == "Ivo Invited"
+    assert admin_page.get_by_role("status").inner_text().startswith("Invitation e-mailed")
+    person_id = admin_page.url.split("/console/people/")[1].split("?")[0]
+    assert api.call("GET", f"/v1/users/{person_id}")["email"] == "ivo.invited@example.com"
+
+
 def test_add_a_person_with_a_generated_password(admin_page, check_page):
     admin_page.get_by_label("Name", exact=True).fill("Nina New")
     admin_page.get_by_label("Email", exact=True).fill("nina.new@example.com")
+    admin_page.get_by_role("radio", name="Set a password now").check()
     admin_page.get_by_role("button", name="Add person").click()
     assert admin_page.get_by_role("heading", name="Nina New can now sign in").is_visible()
     password = admin_page.locator("#password").inner_text()
