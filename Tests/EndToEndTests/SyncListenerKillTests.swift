@@ -63,6 +63,14 @@ import Testing
                                                                 longPolls: true, until: finished, group: clientsDone,
                                                                 outcome: outcome)
         #expect(writersDone.wait(timeout: .now() + 240) == .success)
+        // On a quiet machine the writers can finish before the killer has struck three times:
+        // keep writing (bounded) until it has, so that every kill lands among writes.
+        var more = SyncConvergenceTests.SplitMix(state: seed &+ 0x5EED)
+        let writeUntil = Date().addingTimeInterval(60)
+        while kills.value < 3, Date() < writeUntil {
+            do { try SyncConvergenceTests.randomWrite(server.pool, people: people, random: &more) } catch { outcome.fail(error) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         finished.set()
         #expect(clientsDone.wait(timeout: .now() + 240) == .success)
         #expect(killerDone.wait(timeout: .now() + 30) == .success)
