@@ -5,6 +5,9 @@ final class ConnectionRecord {
     let id: UInt64
     let fd: Int32
     let remoteAddress: String
+    /// The peer's IP without port (`RequestContext.clientAddress`'s default), parsed once per
+    /// connection rather than per request (4 % of a `/healthz`, bench/callgrind).
+    let peerAddress: String
     let rejected: Bool
     var machine: ConnectionStateMachine
     var interest: UInt32 = 0
@@ -19,6 +22,7 @@ final class ConnectionRecord {
         self.id = id
         self.fd = fd
         self.remoteAddress = remoteAddress
+        self.peerAddress = RequestContext.peerAddress(remoteAddress)
         self.machine = machine
         self.rejected = rejected
     }

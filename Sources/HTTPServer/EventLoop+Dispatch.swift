@@ -8,7 +8,7 @@ extension EventLoop {
         counters.inFlight.add(1, ordering: .relaxed)
         counters.requests.add(1, ordering: .relaxed)
         let id = record.id
-        let address = record.remoteAddress
+        let address = record.remoteAddress, peer = record.peerAddress
         let chain = chain
         let logger = logger
         // The request's one route match: here, because it decides which thread runs it.
@@ -16,7 +16,7 @@ extension EventLoop {
         let job: @Sendable () -> Void = { [self] in
             var context = RequestContext(requestID: dispatch.requestID,
                                          query: QueryParameters(parsing: dispatch.request.query),
-                                         logger: logger, remoteAddress: address)
+                                         logger: logger, remoteAddress: address, peerAddress: peer)
             context.route = route
             var reply: HandlerReply
             do {

@@ -28,14 +28,21 @@ public struct RequestContext: Sendable {
     /// `RequestLogFields`): inner layers add to it, `LoggingMiddleware` writes it out.
     public let logFields = RequestLogFields()
 
+    /// `peerAddress`: `remoteAddress` without its port, when the caller has it already
+    /// (`peerAddress(_:)`, once per connection); computed here otherwise.
     public init(requestID: String, query: QueryParameters = QueryParameters(), logger: Logger,
-                remoteAddress: String) {
+                remoteAddress: String, peerAddress: String? = nil) {
         self.requestID = requestID
         self.query = query
         self.logger = logger
         self.remoteAddress = remoteAddress
-        self.clientAddress = IPAddress(peer: remoteAddress)?.description ?? remoteAddress
+        self.clientAddress = peerAddress ?? Self.peerAddress(remoteAddress)
         self.logger[metadataKey: "request_id"] = .string(requestID)
+    }
+
+    /// The IP of a peer given as `ip:port` (canonical form), or the text itself when it is not one.
+    public static func peerAddress(_ remoteAddress: String) -> String {
+        IPAddress(peer: remoteAddress)?.description ?? remoteAddress
     }
 
     /// The path parameter `name`; throws a 400 when missing (a route/handler mismatch).
