@@ -74,9 +74,17 @@ public enum HTTPResponseEncoder {
         buffer.append(0x0D); buffer.append(0x0A)
     }
 
+    /// CR, LF and NUL become spaces (no header injection). Copied in one piece and checked in
+    /// place: appending byte by byte, each append checking capacity, was 10 % of a `/healthz`
+    /// request's instructions (bench/callgrind).
     static func appendSanitized(_ string: String, into buffer: inout [UInt8]) {
-        for byte in string.utf8 {
-            buffer.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte)
+        let start = buffer.count
+        let copied: Void? = string.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if copied == nil { buffer.append(contentsOf: string.utf8) }  // a bridged string: no contiguous UTF-8
+        buffer.withUnsafeMutableBufferPointer { bytes in
+            for index in start..<bytes.count where bytes[index] == 0x0D || bytes[index] == 0x0A || bytes[index] == 0 {
+                bytes[index] = 0x20
+            }
         }
     }
 
