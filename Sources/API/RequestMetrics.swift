@@ -14,6 +14,12 @@ public final class RequestMetrics: Sendable {
         var bucketCounts: [Int]
         var sum: Double = 0
         var count: Int = 0
+
+        mutating func add(_ seconds: Double, bounds: [Double]) {
+            for (index, bound) in bounds.enumerated() where seconds <= bound { bucketCounts[index] += 1 }
+            sum += seconds
+            count += 1
+        }
     }
 
     struct State {
@@ -40,13 +46,10 @@ public final class RequestMetrics: Sendable {
         let key = Key(route: route, method: method)
         state.withLock { state in
             state.requests[key, default: [:]][status, default: 0] += 1
-            var histogram = state.durations[key] ?? Histogram(bucketCounts: Array(repeating: 0, count: Self.durationBuckets.count))
-            for (index, bound) in Self.durationBuckets.enumerated() where seconds <= bound {
-                histogram.bucketCounts[index] += 1
-            }
-            histogram.sum += seconds
-            histogram.count += 1
-            state.durations[key] = histogram
+            // Changed in place through the dictionary's `default:` accessor: a copy taken out
+            // and stored back made the bucket array non-unique, so every request copied it.
+            state.durations[key, default: Histogram(bucketCounts: Array(repeating: 0, count: Self.durationBuckets.count))]
+                .add(seconds, bounds: Self.durationBuckets)
         }
     }
 
