@@ -1,3 +1,4 @@
+import HTTPServer
 import Logging
 
 /// Installs the process-wide log handler once, before anything logs.
@@ -6,7 +7,7 @@ enum LoggingSetup {
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = switch format {
             case .json: JSONLogHandler(label: label)
-            case .text: StreamLogHandler.standardError(label: label)
+            case .text: DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
             }
             handler.logLevel = level
             return handler
