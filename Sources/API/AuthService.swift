@@ -118,10 +118,13 @@ public final class AuthService: Sendable {
     /// The caller's user row; 401 when it is gone or deactivated (its tokens die with it).
     func currentUser(_ context: RequestContext) throws -> User {
         let principal = try Self.principal(context)
-        guard let user = try users.find(id: principal.userID), user.isActive else {
-            throw AuthMiddleware.unauthorized(tokenGiven: true, "The account is no longer active.")
-        }
+        guard let user = try users.find(id: principal.userID), user.isActive else { throw Self.inactiveAccount }
         return user
+    }
+
+    /// The 401 of a caller whose account is gone or deactivated (its tokens die with it).
+    static var inactiveAccount: HTTPError {
+        AuthMiddleware.unauthorized(tokenGiven: true, "The account is no longer active.")
     }
 
     func requireAdmin(_ context: RequestContext) throws -> User {

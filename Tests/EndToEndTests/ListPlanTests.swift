@@ -121,6 +121,29 @@ import TestSupport
         #expect(throws: DomainError.self) { try store.get(team.stranger, id: team.taskOnOwnListing) }
     }
 
+    /// GET by id with the caller's users row in the same statement (`get(callerID:id:)`): the
+    /// same one-listing probe, one users row, and the answers `auth.viewer` + `get` gave: the
+    /// row for its viewer and for an admin, 404 for a stranger, 401 (`callerInactive`) for a
+    /// deactivated or unknown caller, whether or not the row is visible to them.
+    @Test func getByIdWithTheCallerReadsOneUserAndProbesOnlyTheTasksListing() throws {
+        let team = try Self.team()
+        let store = WorkItemStore(pool: team.database.pool, kind: .task)
+        let task = team.taskOnOwnListing
+        let plan = try Self.explain(team.database, store.getQuery(callerID: team.viewer.userID, id: task))
+        #expect(plan.rowsRead(of: "listings") <= 1, "\(plan.text)")
+        #expect(plan.rowsRead(of: "users") <= 1, "\(plan.text)")
+        let expected = try store.get(team.viewer, id: task)
+        #expect(try store.get(callerID: team.viewer.userID, id: task) == .row(expected))
+        #expect(throws: DomainError.self) { try store.get(callerID: team.stranger.userID, id: task) }
+        let admin: UUID = try #require(try team.database.pool.query(
+            "INSERT INTO users (name, email, user_type) VALUES ('Admin', 'admin@x.io', 'admin') RETURNING id").first?.decode("id"))
+        #expect(try store.get(callerID: admin, id: task) == .row(expected))
+        #expect(try store.get(callerID: UUID(), id: task) == .callerInactive)
+        try team.database.pool.execute("UPDATE users SET deactivated_at = now() WHERE id = \(team.viewer.userID)")
+        #expect(try store.get(callerID: team.viewer.userID, id: task) == .callerInactive)
+        #expect(try store.get(callerID: team.viewer.userID, id: UUID()) == .callerInactive)
+    }
+
     /// `walk`: bitmap and sequential scans off, so a list is answered by walking its order's index.
     static func explain(_ database: TestDatabase, _ query: PostgresQuery, walk: Bool = false) throws -> Plan {
         var explain = query
