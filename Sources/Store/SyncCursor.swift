@@ -64,6 +64,10 @@ public struct SyncCursor: Sendable, Equatable {
     /// The text handed to clients, stamped with `epoch`. Without one (nil) the text is only fit
     /// for comparing cursors inside this process (it is refused after any restore).
     public func encoded(epoch: String? = nil) -> String {
+        SyncCursorMemo.shared.text(self, epoch: epoch) { encodedNow(epoch: epoch) }
+    }
+
+    private func encodedNow(epoch: String?) -> String {
         var wire = Wire(v: Self.version, s: since?.text, hz: String(horizon), ep: epoch)
         if let position {
             wire.st = position.stage.rawValue
@@ -83,8 +87,10 @@ public struct SyncCursor: Sendable, Equatable {
 
     /// The cursor and the epoch it carries (nil: issued before cursors carried one).
     public static func decodedWithEpoch(_ text: String) -> (SyncCursor, String?)? {
-        guard let wire = wire(text), let cursor = SyncCursor(wire: wire) else { return nil }
-        return (cursor, wire.ep)
+        SyncCursorMemo.shared.value(text) {
+            guard let wire = wire(text), let cursor = SyncCursor(wire: wire) else { return nil }
+            return (cursor, wire.ep)
+        }
     }
 
     private static func wire(_ text: String) -> Wire? {
