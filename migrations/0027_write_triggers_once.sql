@@ -1,0 +1,75 @@
+-- 0027: less PostgreSQL work per create, claim and release of a task or activity (issue 28
+-- item 1, docs/performance.md "Create and claim cost"). Same rows, same stored JSON, same
+-- access records, same locks; fewer trigger calls.
+
+-- 1. Two BEFORE row triggers became one. Every insert or update of a task or activity ran
+--    `*_stamp` (dispatch_stamp_synced_row, 0001) and then `*_zz_row_json`
+--    (dispatch_store_row_json, 0017). Each PL/pgSQL trigger call unpacks the whole new row
+--    into a record and, having assigned to NEW, builds a new tuple from it on return: with the
+--    stored JSON that is a ~1 KB row unpacked and rebuilt twice per write. One function now
+--    stamps and then stores the JSON, in that order (the JSON describes the stamped row, as
+--    before), so the row is unpacked and rebuilt once. The other synced tables keep `*_stamp`.
+CREATE FUNCTION dispatch_stamp_work_item() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.txid := pg_current_xact_id();
+    IF TG_OP = 'INSERT' THEN
+        NEW.updated_at := now();
+        NEW.version := 1;
+    ELSE
+        NEW.id := OLD.id;
+        NEW.created_at := OLD.created_at;
+        NEW.updated_at := now();
+        NEW.version := OLD.version + 1;
+    END IF;
+    -- PL/pgSQL compiles a trigger function once per table, so this resolves to that table's
+    -- dispatch_json overload and its plan is cached per session (as in 0017).
+    NEW.row_json := dispatch_json(NEW)::text;
+    RETURN NEW;
+END;
+$$;
+
+DROP TRIGGER tasks_stamp ON tasks;
+DROP TRIGGER tasks_zz_row_json ON tasks;
+CREATE TRIGGER tasks_stamp BEFORE INSERT OR UPDATE ON tasks
+    FOR EACH ROW EXECUTE FUNCTION dispatch_stamp_work_item();
+DROP TRIGGER activities_stamp ON activities;
+DROP TRIGGER activities_zz_row_json ON activities;
+CREATE TRIGGER activities_stamp BEFORE INSERT OR UPDATE ON activities
+    FOR EACH ROW EXECUTE FUNCTION dispatch_stamp_work_item();
+-- dispatch_store_row_json has no trigger left; dropped so nobody re-attaches half of the pair.
+DROP FUNCTION dispatch_store_row_json();
+
+-- 2. The access trigger of a new task or activity (0006, 0018) ran the whole insert-or-update
+--    function for what an insert needs: lock the listing FOR SHARE (the reason is in 0006:
+--    no holder falls between this trigger and a concurrent reassignment's), and record a
+--    listing grant for the declarer and claimer unless they are its owner or staff. It did
+--    that through two nested PL/pgSQL calls (dispatch_uuid_except, dispatch_record_access)
+--    and ran even for an item without a listing, where an insert records nothing. Now the
+--    insert has its own function, fired only when there is a listing, with the difference
+--    computed inline and the INSERT issued only when someone is to be recorded (the common
+--    create, on one's own listing, records no one). Same lock, same records. Updates keep
+--    dispatch_work_item_access.
+CREATE FUNCTION dispatch_work_item_access_insert() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    staff uuid[];
+BEGIN
+    SELECT ARRAY[owned_by, assigned_staff] INTO staff FROM listings WHERE id = NEW.listing_id FOR SHARE;
+    -- `p = ANY (staff)` is NULL when staff is NULL (no such listing) or holds a NULL: not staff.
+    IF (NEW.declared_by IS NOT NULL AND NOT coalesce(NEW.declared_by = ANY (staff), false))
+       OR (NEW.claimed_by IS NOT NULL AND NOT coalesce(NEW.claimed_by = ANY (staff), false)) THEN
+        INSERT INTO sync_access_changes (user_id, entity_type, entity_id, granted)
+        SELECT DISTINCT p, 'listing', NEW.listing_id, true FROM unnest(ARRAY[NEW.declared_by, NEW.claimed_by]) AS p
+        WHERE p IS NOT NULL AND NOT coalesce(p = ANY (staff), false);
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+DROP TRIGGER tasks_access ON tasks;
+CREATE TRIGGER tasks_access AFTER INSERT ON tasks FOR EACH ROW
+    WHEN (NEW.listing_id IS NOT NULL) EXECUTE FUNCTION dispatch_work_item_access_insert();
+DROP TRIGGER activities_access ON activities;
+CREATE TRIGGER activities_access AFTER INSERT ON activities FOR EACH ROW
+    WHEN (NEW.listing_id IS NOT NULL) EXECUTE FUNCTION dispatch_work_item_access_insert();
