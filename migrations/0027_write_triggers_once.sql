@@ -6,10 +6,11 @@
 --    `*_stamp` (dispatch_stamp_synced_row, 0001) and then `*_zz_row_json`
 --    (dispatch_store_row_json, 0017). Each PL/pgSQL trigger call unpacks the whole new row
 --    into a record and, having assigned to NEW, builds a new tuple from it on return: with the
---    stored JSON that is a ~1 KB row unpacked and rebuilt twice per write. One function now
---    stamps and then stores the JSON, in that order (the JSON describes the stamped row, as
---    before), so the row is unpacked and rebuilt once. The other synced tables keep `*_stamp`.
-CREATE FUNCTION dispatch_stamp_work_item() RETURNS trigger
+--    stored JSON that is a ~1 KB row unpacked and rebuilt twice per write. The stamping
+--    function now also stores the JSON of the tables that keep it, after stamping (the JSON
+--    describes the stamped row, as before), so the row is unpacked and rebuilt once. Other
+--    tables never reach that branch (PL/pgSQL resolves `NEW.row_json` only when it runs it).
+CREATE OR REPLACE FUNCTION dispatch_stamp_synced_row() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     NEW.txid := pg_current_xact_id();
@@ -22,22 +23,18 @@ BEGIN
         NEW.updated_at := now();
         NEW.version := OLD.version + 1;
     END IF;
-    -- PL/pgSQL compiles a trigger function once per table, so this resolves to that table's
-    -- dispatch_json overload and its plan is cached per session (as in 0017).
-    NEW.row_json := dispatch_json(NEW)::text;
+    IF TG_TABLE_NAME IN ('tasks', 'activities') THEN
+        -- PL/pgSQL compiles a trigger function once per table, so this resolves to that
+        -- table's dispatch_json overload and its plan is cached per session (as in 0017).
+        NEW.row_json := dispatch_json(NEW)::text;
+    END IF;
     RETURN NEW;
 END;
 $$;
 
-DROP TRIGGER tasks_stamp ON tasks;
 DROP TRIGGER tasks_zz_row_json ON tasks;
-CREATE TRIGGER tasks_stamp BEFORE INSERT OR UPDATE ON tasks
-    FOR EACH ROW EXECUTE FUNCTION dispatch_stamp_work_item();
-DROP TRIGGER activities_stamp ON activities;
 DROP TRIGGER activities_zz_row_json ON activities;
-CREATE TRIGGER activities_stamp BEFORE INSERT OR UPDATE ON activities
-    FOR EACH ROW EXECUTE FUNCTION dispatch_stamp_work_item();
--- dispatch_store_row_json has no trigger left; dropped so nobody re-attaches half of the pair.
+-- dispatch_store_row_json has no trigger left; dropped so nobody re-attaches it.
 DROP FUNCTION dispatch_store_row_json();
 
 -- 2. The access trigger of a new task or activity (0006, 0018) ran the whole insert-or-update
