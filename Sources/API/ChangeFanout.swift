@@ -15,6 +15,12 @@ import Store
 /// After a reconnect, notifications sent meanwhile are lost, so the fanout reads at once; the
 /// read is computed from the tables and covers the outage. A failed read is delivered as
 /// `nil`: subscribers must treat it as "anyone may have changes".
+///
+/// A write's wake-up is its own transaction, sent by the writing process right after the
+/// commit (migrations/0026). A process killed between the two leaves a commit nobody was told
+/// about: nothing is lost (every read starts from the previous read's snapshot), but waiters
+/// would sleep until the next write. So the fanout also reads when `safetyInterval` passes
+/// without a read: that bounds the delay of such a commit.
 final class ChangeFanout: @unchecked Sendable {
     /// What committed after `base` (nil: the first read) and is visible in `snapshot`, and who
     /// may see it (`everyone`: anyone, e.g. a users row changed or there is no base).
@@ -30,6 +36,9 @@ final class ChangeFanout: @unchecked Sendable {
 
     /// How long a burst of notifications may settle before the read.
     let coalescing: Duration
+    /// The longest the fanout goes without a read (see the type's comment).
+    let safetyInterval: Duration
+    static let defaultSafetyInterval: Duration = .seconds(5)
     let history = ChangeHistory()
     private(set) var listener: PostgresListener?
     private let reader: Reader
@@ -44,8 +53,9 @@ final class ChangeFanout: @unchecked Sendable {
     private var lastSnapshot: SyncSnapshot?
 
     init(connection: PostgresConnection.Configuration?, channel: String, coalescing: Duration = .milliseconds(20),
-         logger: Logger, reader: @escaping Reader) {
+         safetyInterval: Duration = ChangeFanout.defaultSafetyInterval, logger: Logger, reader: @escaping Reader) {
         self.coalescing = coalescing
+        self.safetyInterval = safetyInterval
         self.reader = reader
         self.logger = logger
         listener = nil
@@ -96,7 +106,9 @@ final class ChangeFanout: @unchecked Sendable {
         history.notified()
         condition.lock()
         generationCount &+= 1
-        if readAt == nil { readAt = .now + coalescing }
+        // The earlier of a read already due (a burst settling) and this one's.
+        let at = ContinuousClock.now + coalescing
+        if readAt.map({ at < $0 }) ?? true { readAt = at }
         condition.signal()
         condition.unlock()
     }
@@ -118,6 +130,9 @@ final class ChangeFanout: @unchecked Sendable {
         let change = readOnce()
         for subscriber in current { subscriber(change) }
         condition.lock()
+        // The safety read (see the type's comment), unless a read is due sooner anyway.
+        let safety = ContinuousClock.now + safetyInterval
+        if readAt.map({ safety < $0 }) ?? true { readAt = safety }
     }
 
     /// One read from the last good snapshot. The epoch and notification count are taken

@@ -27,16 +27,24 @@ import Store
 ///    running, so S covers no read in which it is visible; the covered W_j predates its
 ///    commit, which therefore lies in one of the intervals checked, whose audience names the
 ///    users who can see what it wrote.
-/// 2. *Nothing committed after W_n that t could depend on.* Every transaction that writes a
-///    synced table sends a NOTIFY at commit (migrations/0006 statement triggers; access
-///    records are written by triggers of those same statements). Read n started after the
-///    listener connection of epoch e was LISTENing and after the fanout had counted `c`
-///    notifications; a *fence* on epoch e, requested at t (PostgresListener: a round trip on
-///    the LISTEN connection, shared by all requests waiting at once), has since delivered
-///    every notification of a transaction acknowledged to its client before t — on this
-///    instance or any other. If the count is still `c`, every such transaction was visible
-///    in W_n already. (A transaction still uncommitted, or committing concurrently with the
-///    request, may be ordered after it.) A fence on another epoch means the connection was
+/// 2. *Nothing committed after W_n that t could depend on.* Every write C to a synced table
+///    acknowledged before t has a notification N committed before t, in one of two ways
+///    (migrations/0006 statement triggers, 0026; access records are written by triggers of
+///    the same statements): a writer that is not dispatchd (psql, a restore, a test's SQL)
+///    notifies inside C, so N = C; a dispatchd connection (`afterCommitChannels`) leaves the
+///    trigger's NOTIFY to itself and sends N as its own transaction after C commits and
+///    before the call that ran C returns (PostgresConnection+AfterCommitNotify.swift), so
+///    before any client is answered; N therefore commits after C and before t. Read n
+///    started after the listener connection of epoch e was LISTENing and after the fanout
+///    had counted `c` notifications; a *fence* on epoch e, requested at t (PostgresListener:
+///    a round trip on the LISTEN connection, shared by all requests waiting at once), has
+///    since delivered every notification of a transaction acknowledged to its client before
+///    t — on this instance or any other — so N's. If the count is still `c`, N was counted
+///    before read n began: N, and C before it, committed before W_n was taken, so C was
+///    visible in W_n already. (A transaction still uncommitted, or committing concurrently
+///    with the request, may be ordered after it; so may a C whose process died between
+///    its commit and N: C was never acknowledged, and the fanout's safety read, at most
+///    ChangeFanout.defaultSafetyInterval later, delivers it.) A fence on another epoch means the connection was
 ///    lost in between and notifications may be lost: no answer until a read on the new
 ///    connection is done (the fanout reads at once after a reconnect; that read's audience is
 ///    computed from the tables, so it covers the outage).

@@ -24,7 +24,7 @@ extension PostgresConnection {
         if let zone = configuration.timeZone {
             settings.append(("TimeZone", zone))
         }
-        return settings
+        return settings + afterCommitSettings
     }
 
     /// BEGIN (with `isolation`), plus, behind a transaction pooler, the session settings as

@@ -16,6 +16,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Set by the notice receiver when the server announced (FATAL/PANIC) that it is
     /// closing this session, e.g. after pg_terminate_backend or at shutdown.
     fileprivate var serverAnnouncedTermination = false
+    /// Channels whose NOTIFY this session owes after its current transaction commits
+    /// (`+AfterCommitNotify.swift`); filled by the notice receiver.
+    var owedNotifications: Set<String> = []
     /// Where statement round trips are recorded; set by the pool for its connections.
     public var timings: QueryTimings?
 
@@ -51,10 +54,12 @@ public final class PostgresConnection: @unchecked Sendable {
         let connection = try liveHandle()
         let started = ContinuousClock.now
         defer { recordTiming(since: started) }
-        if statementCache.isEnabled, PostgresStatementCache.isCacheable(query.sql) {
-            return try cachedQuery(query, on: connection)
+        return try notifyingAfterCommit {
+            if statementCache.isEnabled, PostgresStatementCache.isCacheable(query.sql) {
+                return try cachedQuery(query, on: connection)
+            }
+            return try unnamedQuery(query, on: connection)
         }
-        return try unnamedQuery(query, on: connection)
     }
 
     /// One statement as the unnamed statement: parsed and planned on every call.
@@ -77,7 +82,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func queryPrepared(name: String, _ query: PostgresQuery) throws -> PostgresRows {
         let started = ContinuousClock.now
         defer { recordTiming(since: started) }
-        return try queryPrepared(name: name, query, mayRePrepare: true)
+        return try notifyingAfterCommit { try queryPrepared(name: name, query, mayRePrepare: true) }
     }
 
     private func recordTiming(since started: ContinuousClock.Instant) {
@@ -118,7 +123,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// files and fixed setup scripts only — never for anything containing input.
     public func runTrustedScript(_ sql: String) throws {
         let connection = try liveHandle()
-        _ = try PostgresResult.consume(PQexec(connection, sql), connection: connection)
+        try notifyingAfterCommit { _ = try PostgresResult.consume(PQexec(connection, sql), connection: connection) }
     }
 
     /// `SELECT pg_notify(channel, payload)`.
@@ -165,6 +170,8 @@ public final class PostgresConnection: @unchecked Sendable {
     func rollbackQuietly() {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
         if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+        // What the rolled-back transaction wrote never became visible: nobody to wake.
+        if transactionStatus == .idle { owedNotifications.removeAll() }
     }
 
     // MARK: Health
@@ -213,6 +220,7 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let handle else { throw PostgresError(kind: .closed, message: "connection is closed") }
         preparedStatements.removeAll()
         statementCache.removeAll()
+        owedNotifications.removeAll()
         serverAnnouncedTermination = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -269,9 +277,12 @@ public final class PostgresConnection: @unchecked Sendable {
                   let severity = PQresultErrorField(result, Int32(bitPattern: CLibPQDiagSeverityNonLocalized.rawValue))
             else { return }
             let level = String(cString: severity)
+            // The receiver runs synchronously inside libpq calls made by the owning thread.
+            let connection = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue()
             if level == "FATAL" || level == "PANIC" {
-                // The receiver runs synchronously inside libpq calls made by the owning thread.
-                Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().serverAnnouncedTermination = true
+                connection.serverAnnouncedTermination = true
+            } else if level == "NOTICE" {
+                connection.noticeReceived(result)
             }
         }, context)
     }

@@ -25,6 +25,10 @@ extension PostgresConnection {
         /// each transaction instead of the session (`PostgresConnection+TransactionPooling`).
         /// Never for LISTEN or session advisory locks: those need a direct connection.
         public var transactionPooled: Bool
+        /// Channels this session notifies *after* the commit of a transaction that asks for it,
+        /// instead of the transaction notifying at its commit (`+AfterCommitNotify.swift`;
+        /// migrations/0026). Empty: the session never asks, writers notify in-transaction.
+        public var afterCommitChannels: Set<String>
 
         public init(
             conninfo: String,
@@ -34,7 +38,8 @@ extension PostgresConnection {
             idleInTransactionSessionTimeout: Duration? = .seconds(60),
             timeZone: String? = "UTC",
             statementCacheCapacity: Int = 256,
-            transactionPooled: Bool = false
+            transactionPooled: Bool = false,
+            afterCommitChannels: Set<String> = []
         ) {
             self.conninfo = conninfo
             self.applicationName = applicationName
@@ -44,6 +49,7 @@ extension PostgresConnection {
             self.timeZone = timeZone
             self.statementCacheCapacity = statementCacheCapacity
             self.transactionPooled = transactionPooled
+            self.afterCommitChannels = afterCommitChannels
         }
     }
 

@@ -5,9 +5,12 @@ import Postgres
 /// INSERT and UPDATE statements of a resource written from its description: the client's
 /// columns come from the input, the rules' columns from the store (`ServerValue`).
 enum ResourceWriteSQL {
-    /// What a write answers: the row as the API emits it, its version and id.
-    static func returning(_ alias: String) -> PostgresQuery {
-        "dispatch_json(\(unsafeSQL: alias))::text AS json, \(unsafeSQL: alias).version, \(unsafeSQL: alias).id"
+    /// What a write answers: the row as the API emits it, its version and id. RETURNING sees
+    /// the row as the BEFORE triggers left it, so where the table stores its row JSON (tasks,
+    /// activities: `StoredRowJSON`) the trigger's text is the answer: building it a second time
+    /// with `dispatch_json` cost ~20 µs of PostgreSQL per create, claim or release.
+    static func returning(_ alias: String, table: String) -> PostgresQuery {
+        "\(StoredRowJSON.text(alias, table: table)) AS json, \(unsafeSQL: alias).version, \(unsafeSQL: alias).id"
     }
 
     /// INSERT of a new row (`id` nil: the server picks one) that does nothing when the id is
@@ -22,7 +25,7 @@ enum ResourceWriteSQL {
             INSERT INTO \(unsafeSQL: description.table) AS \(unsafeSQL: alias) (\(unsafeSQL: columns.joined(separator: ", ")))
             VALUES (\(PostgresQuery.joined(values, separator: ", ")))
             ON CONFLICT (id) DO NOTHING
-            RETURNING \(returning ?? Self.returning(alias))
+            RETURNING \(returning ?? Self.returning(alias, table: description.table))
             """
     }
 
@@ -47,7 +50,7 @@ enum ResourceWriteSQL {
                 INSERT INTO \(unsafeSQL: description.table) AS \(unsafeSQL: alias) (\(unsafeSQL: columns.joined(separator: ", ")))
                 SELECT \(PostgresQuery.joined(values, separator: ", ")) FROM allowed WHERE allowed.allowed
                 ON CONFLICT (id) DO NOTHING
-                RETURNING \(Self.returning(alias))),
+                RETURNING \(Self.returning(alias, table: description.table))),
             history AS (\(history))
             SELECT allowed.allowed, inserted.json, inserted.version, inserted.id FROM allowed LEFT JOIN inserted ON TRUE
             """
@@ -59,7 +62,7 @@ enum ResourceWriteSQL {
         """
         UPDATE \(unsafeSQL: description.table) \(unsafeSQL: alias) SET \(PostgresQuery.joined(sets, separator: ", "))
         WHERE \(unsafeSQL: alias).id = \(id)
-        RETURNING \(returning ?? Self.returning(alias))
+        RETURNING \(returning ?? Self.returning(alias, table: description.table))
         """
     }
 }

@@ -70,7 +70,7 @@ public struct WorkItemStore: WritableRowStore {
         if current.status == .deleted { return try get(connection, id) }
         let rows = try connection.query("""
             UPDATE \(unsafeSQL: table) t SET status = 'deleted', deleted_at = now(), completed_at = NULL WHERE t.id = \(id)
-            RETURNING dispatch_json(t)::text AS json, t.version
+            RETURNING \(StoredRowJSON.text("t", table: table)) AS json, t.version
             """)
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue, new: "deleted",
@@ -103,7 +103,7 @@ public struct WorkItemStore: WritableRowStore {
     }
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
-        let rows = try connection.query("SELECT dispatch_json(t)::text AS json, t.version FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
+        let rows = try connection.query("SELECT \(StoredRowJSON.text("t", table: table)) AS json, t.version FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return try ResourceSQL.decodeRow(row)
     }

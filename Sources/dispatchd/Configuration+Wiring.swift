@@ -44,10 +44,13 @@ extension Configuration {
         )
     }
 
+    /// Every connection sends the sync wake-up itself, right after the commit of a write
+    /// (migrations/0026: the writing transaction then does not take the NOTIFY commit lock).
     func connectionConfiguration(conninfo: String, pooled: Bool) -> PostgresConnection.Configuration {
         PostgresConnection.Configuration(
             conninfo: conninfo, statementTimeout: .seconds(databaseStatementTimeout),
-            statementCacheCapacity: databaseStatementCacheSize, transactionPooled: pooled
+            statementCacheCapacity: databaseStatementCacheSize, transactionPooled: pooled,
+            afterCommitChannels: [SyncService.channel]
         )
     }
 }

@@ -38,6 +38,33 @@ import TestSupport
         #expect(try store.get(viewer, id: task).json == stored)
     }
 
+    /// A create, claim and release answer with the row's stored text (`RETURNING` reads
+    /// `row_json` since issue 28), which must be the stamped row: each answer is what
+    /// `dispatch_json` builds for the row right after, with the version that write gave it.
+    @Test func writesAnswerTheRowTheyWrote() throws {
+        let database = try TestDatabase.create()
+        let user = try #require(try database.pool.query("""
+            INSERT INTO users (name, email) VALUES ('Answered', 'answered@x.io') RETURNING id
+            """).first).decode("id", as: UUID.self)
+        let viewer = Viewer(userID: user, isAdmin: false)
+        let store = WorkItemStore(pool: database.pool, kind: .task)
+        var input = WorkItemInput(.tasks)
+        input.set("title", .text("Answered \"quoted\""))
+        let id = UUID()
+        func fresh() throws -> String {
+            try #require(try database.pool.query("SELECT dispatch_json(t)::text AS json FROM tasks t WHERE id = \(id)").first).decode("json")
+        }
+        let created = try store.create(viewer, id: id, input: input)
+        #expect(created.created && created.row.version == 1)
+        #expect(created.row.json == (try fresh()))
+        let claimed = try store.claim(viewer, id: id)
+        #expect(claimed.row.version == 2)
+        #expect(claimed.row.json == (try fresh()))
+        let released = try store.release(viewer, id: id)
+        #expect(released.row.version == 3)
+        #expect(released.row.json == (try fresh()))
+    }
+
     /// The list and GET return the stored text (not a fresh build), and a row written with
     /// triggers off (no stored text) still reads as its `dispatch_json`.
     @Test func listAndGetReturnTheStoredText() throws {

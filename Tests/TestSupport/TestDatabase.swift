@@ -37,7 +37,8 @@ public final class TestDatabase: Sendable {
         }
         TestRegistry.shared.register(name)
         let conninfo = cluster.conninfo(database: name)
-        let pool = PostgresPool(configuration: .init(conninfo: conninfo, size: poolSize, acquisitionTimeout: acquisitionTimeout))
+        let pool = PostgresPool(configuration: .init(connection: serverConnection(conninfo), size: poolSize,
+                                                     acquisitionTimeout: acquisitionTimeout))
         return TestDatabase(name: name, conninfo: conninfo, pool: pool, cluster: cluster)
     }
 
@@ -49,7 +50,18 @@ public final class TestDatabase: Sendable {
 
     /// A pool with custom settings on this database (the caller closes it).
     public func makePool(size: Int, acquisitionTimeout: Duration = .seconds(5)) -> PostgresPool {
-        PostgresPool(configuration: .init(conninfo: conninfo, size: size, acquisitionTimeout: acquisitionTimeout))
+        PostgresPool(configuration: .init(connection: Self.serverConnection(conninfo), size: size,
+                                          acquisitionTimeout: acquisitionTimeout))
+    }
+
+    /// The sync channel dispatchd's connections notify after commit (SyncService.channel).
+    public static let syncChannel = "dispatch_sync"
+
+    /// Connection settings as dispatchd's pool has them: the sync wake-up sent after commit
+    /// (migrations/0026). `connect()` stays a plain session, as psql or a script would be,
+    /// whose writes notify at commit.
+    public static func serverConnection(_ conninfo: String) -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(conninfo: conninfo, afterCommitChannels: [syncChannel])
     }
 
     /// A standalone connection to this database.
