@@ -64,53 +64,38 @@ BEGIN
 END;
 $$;
 
-ALTER TABLE users
-    DROP CONSTRAINT users_user_type_check,
-    ADD CONSTRAINT users_user_type_check CHECK (dispatch_is_user_type(user_type));
-
-ALTER TABLE listings
-    DROP CONSTRAINT listings_listing_type_check,
-    ADD CONSTRAINT listings_listing_type_check CHECK (dispatch_is_listing_type(listing_type)),
-    DROP CONSTRAINT listings_status_check,
-    ADD CONSTRAINT listings_status_check CHECK (dispatch_is_listing_status(status)),
-    DROP CONSTRAINT listings_created_via_check,
-    ADD CONSTRAINT listings_created_via_check CHECK (dispatch_is_created_via(created_via));
-
-ALTER TABLE tasks
-    DROP CONSTRAINT tasks_priority_check,
-    ADD CONSTRAINT tasks_priority_check CHECK (dispatch_is_priority(priority)),
-    DROP CONSTRAINT tasks_status_check,
-    ADD CONSTRAINT tasks_status_check CHECK (dispatch_is_work_item_status(status)),
-    DROP CONSTRAINT tasks_created_via_check,
-    ADD CONSTRAINT tasks_created_via_check CHECK (dispatch_is_created_via(created_via));
-
-ALTER TABLE activities
-    DROP CONSTRAINT activities_type_check,
-    ADD CONSTRAINT activities_type_check CHECK (dispatch_is_activity_type(type)),
-    DROP CONSTRAINT activities_priority_check,
-    ADD CONSTRAINT activities_priority_check CHECK (dispatch_is_priority(priority)),
-    DROP CONSTRAINT activities_status_check,
-    ADD CONSTRAINT activities_status_check CHECK (dispatch_is_work_item_status(status)),
-    DROP CONSTRAINT activities_created_via_check,
-    ADD CONSTRAINT activities_created_via_check CHECK (dispatch_is_created_via(created_via));
-
-ALTER TABLE notes
-    DROP CONSTRAINT notes_parent_type_check,
-    ADD CONSTRAINT notes_parent_type_check CHECK (dispatch_is_entity_type(parent_type));
-
-ALTER TABLE subtasks
-    DROP CONSTRAINT subtasks_parent_type_check,
-    ADD CONSTRAINT subtasks_parent_type_check CHECK (dispatch_is_work_item_type(parent_type));
-
-ALTER TABLE claim_events
-    DROP CONSTRAINT claim_events_entity_type_check,
-    ADD CONSTRAINT claim_events_entity_type_check CHECK (dispatch_is_work_item_type(entity_type)),
-    DROP CONSTRAINT claim_events_action_check,
-    ADD CONSTRAINT claim_events_action_check CHECK (dispatch_is_claim_action(action));
-
-ALTER TABLE status_changes
-    DROP CONSTRAINT status_changes_entity_type_check,
-    ADD CONSTRAINT status_changes_entity_type_check CHECK (dispatch_is_entity_type(entity_type));
+-- Each enumerated column's constraint, replaced under its default name `<table>_<column>_check`;
+-- one ALTER TABLE per table, so a table's rows are read once to validate its new constraints.
+DO $$
+DECLARE
+    alteration text;
+BEGIN
+    FOR alteration IN
+        SELECT format('ALTER TABLE %I ', t) || string_agg(
+                   format('DROP CONSTRAINT %1$I, ADD CONSTRAINT %1$I CHECK (%2$I(%3$I))',
+                          t || '_' || c || '_check', 'dispatch_is_' || v, c), ', ')
+        FROM (VALUES ('users', 'user_type', 'user_type'),
+                     ('listings', 'listing_type', 'listing_type'),
+                     ('listings', 'status', 'listing_status'),
+                     ('listings', 'created_via', 'created_via'),
+                     ('tasks', 'priority', 'priority'),
+                     ('tasks', 'status', 'work_item_status'),
+                     ('tasks', 'created_via', 'created_via'),
+                     ('activities', 'type', 'activity_type'),
+                     ('activities', 'priority', 'priority'),
+                     ('activities', 'status', 'work_item_status'),
+                     ('activities', 'created_via', 'created_via'),
+                     ('notes', 'parent_type', 'entity_type'),
+                     ('subtasks', 'parent_type', 'work_item_type'),
+                     ('claim_events', 'entity_type', 'work_item_type'),
+                     ('claim_events', 'action', 'claim_action'),
+                     ('status_changes', 'entity_type', 'entity_type')) AS checks (t, c, v)
+        GROUP BY t
+    LOOP
+        EXECUTE alteration;
+    END LOOP;
+END;
+$$;
 
 -- The status rule of 0027 spelled the two status lists out again; it now takes them from the
 -- same place. PL/pgSQL plans each expression once per session, and that planning folds the
