@@ -39,23 +39,39 @@ import TestSupport
         #expect(actual == described)
     }
 
+    /// Each enumerated column's CHECK is `dispatch_is_<name>(column)` (0028: an IN list stored in
+    /// the constraint was re-read on every write), that function is exactly the template
+    /// `value = ANY (dispatch_vocabulary('<name>'))`, and `dispatch_vocabulary('<name>')` is the
+    /// catalog's list. So a column checked against another vocabulary, a hand-edited membership
+    /// function or a list that differs from the catalog by one value fails here.
     @Test(arguments: Resource.allCases)
     func describedEnumerationsAreTheCheckedValues(resource: Resource) throws {
         let database = try TestDatabase.create()
         let description = resource.description
         for column in description.columns {
             guard case .enumeration(let values) = column.type else { continue }
+            let pattern = "^CHECK \\(dispatch_is_([a-z_]+)\\(" + column.name + "\\)\\)$"
             let rows = try database.pool.query("""
-                SELECT pg_get_constraintdef(c.oid) AS definition FROM pg_constraint c
-                WHERE c.conrelid = \(description.table)::regclass AND c.contype = 'c'
-                  AND pg_get_constraintdef(c.oid) LIKE \("%(" + column.name + " = ANY%")
+                WITH checks AS (
+                    SELECT pg_get_constraintdef(c.oid) AS definition,
+                           substring(pg_get_constraintdef(c.oid) FROM \(pattern)) AS name
+                    FROM pg_constraint c
+                    WHERE c.conrelid = \(description.table)::regclass AND c.contype = 'c'
+                      AND pg_get_constraintdef(c.oid) LIKE \("%(" + column.name + ")%"))
+                SELECT checks.definition, checks.name,
+                       (SELECT p.prosrc FROM pg_proc p WHERE p.proname = 'dispatch_is_' || checks.name) AS body,
+                       CASE WHEN checks.name IS NOT NULL THEN array_to_string(dispatch_vocabulary(checks.name), ',') END AS vocabulary
+                FROM checks
                 """)
-            let definition = try #require(rows.first).decode("definition", as: String.self)
-            for value in values {
-                #expect(definition.contains("'\(value)'::text"), "\(description.table).\(column.name) lacks \(value)")
-            }
-            #expect(definition.components(separatedBy: "::text").count - 1 == values.count,
-                    "\(description.table).\(column.name): \(definition)")
+            #expect(rows.count == 1, "\(description.table).\(column.name): one CHECK expected, found \(rows.count)")
+            let row = try #require(rows.first)
+            let definition = try row.decode("definition", as: String.self)
+            let name = try #require(try row.decode("name", as: String?.self), "\(description.table).\(column.name): \(definition)")
+            #expect(try row.decode("body", as: String?.self) == "BEGIN RETURN value = ANY (dispatch_vocabulary('\(name)')); END;",
+                    "\(description.table).\(column.name): dispatch_is_\(name) is not the template")
+            let vocabulary = try #require(try row.decode("vocabulary", as: String?.self))
+            #expect(vocabulary.split(separator: ",").map(String.init).sorted() == values.sorted(),
+                    "\(description.table).\(column.name): dispatch_vocabulary('\(name)') is [\(vocabulary)]")
         }
     }
 
