@@ -26,20 +26,9 @@ extension ResourceStore {
         return .row(ResourceRow(json: json, version: try row.decode("version")))
     }
 
-    /// The statement of `get(callerID:id:)`: the users row, and through a lateral join the
-    /// resource row under the same rule as `getQuery` (admins see every row; a realtor's
-    /// predicate is `Visibility.predicateForOneRow`), read only for an active caller. Its plan
-    /// is tested (ListPlanTests).
+    /// The statement of `get(callerID:id:)`, its text built once per resource
+    /// (`CallerGetStatement`). Its plan is tested (ListPlanTests).
     func getQuery(callerID userID: UUID, id: UUID) -> PostgresQuery {
-        let description = resource.description
-        let visible = Visibility.predicateForOneRow(description.visibility, alias: "r", subject: .user(userID))
-        return """
-            SELECT u.user_type, u.deactivated_at IS NULL AS active, r.json, r.version
-            FROM users u LEFT JOIN LATERAL (
-                SELECT \(StoredRowJSON.text("r", table: description.table)) AS json, r.version FROM \(unsafeSQL: description.table) r
-                WHERE r.id = \(id) AND (u.user_type = '\(unsafeSQL: UserType.admin.rawValue)' OR \(visible))
-            ) r ON u.deactivated_at IS NULL
-            WHERE u.id = \(userID)
-            """
+        CallerGetStatement.query(resource, callerID: userID, id: id)
     }
 }

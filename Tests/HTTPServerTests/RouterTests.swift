@@ -73,4 +73,19 @@ import Testing
         #expect(query.values(for: "x") == ["1", "2"])
         #expect(query["bad"] == nil)
     }
+
+    /// The byte-offset parser's edges: escapes cut short at the end, escapes that decode to
+    /// bytes that are not UTF-8, multi-byte text, empty names and pairs, `=` inside a value,
+    /// and a query that is a slice of a longer target (its bytes do not start at offset 0).
+    @Test func queryParameters_edges() {
+        let target = "/v1/sync?a=%4&b=%&c=%FF&d=\u{e9}%C3%A9+x&&=v&e==b=&f%3D=1&g"
+        let query = QueryParameters(parsing: target[target.index(after: target.firstIndex(of: "?")!)...])
+        #expect(query.items.map(\.name) == ["d", "", "e", "f=", "g"])
+        #expect(query["d"] == "\u{e9}\u{e9} x")
+        #expect(query[""] == "v")
+        #expect(query["e"] == "=b=")
+        #expect(query["f="] == "1")
+        #expect(query["g"] == "")
+        #expect(QueryParameters(parsing: "").items.isEmpty && QueryParameters(parsing: nil).items.isEmpty)
+    }
 }
