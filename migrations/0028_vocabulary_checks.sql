@@ -52,6 +52,8 @@ END;
 $$;
 
 -- One membership function per vocabulary, from one template (so they cannot drift apart).
+-- dispatch_vocabulary is named with its schema: pg_restore loads rows with an empty
+-- search_path, and these functions run then, in the CHECKs (BackupRestoreTests).
 DO $$
 DECLARE
     vocabulary text;
@@ -59,7 +61,8 @@ BEGIN
     FOREACH vocabulary IN ARRAY ARRAY['user_type', 'listing_type', 'listing_status', 'created_via', 'priority',
                                 'work_item_status', 'activity_type', 'work_item_type', 'entity_type', 'claim_action'] LOOP
         EXECUTE format('CREATE FUNCTION %I(value text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS %L',
-                       'dispatch_is_' || vocabulary, format('BEGIN RETURN value = ANY (dispatch_vocabulary(%L)); END;', vocabulary));
+                       'dispatch_is_' || vocabulary,
+                       format('BEGIN RETURN value = ANY (%I.dispatch_vocabulary(%L)); END;', current_schema(), vocabulary));
     END LOOP;
 END;
 $$;
@@ -98,17 +101,23 @@ END;
 $$;
 
 -- The status rule of 0027 spelled the two status lists out again; it now takes them from the
--- same place. PL/pgSQL plans each expression once per session, and that planning folds the
--- IMMUTABLE call with a constant argument into the array, so a row still costs no extra call.
+-- same place (named with its schema, as above). PL/pgSQL plans each expression once per
+-- session, and that planning folds the IMMUTABLE call with a constant argument into the array,
+-- so a row still costs no extra call.
+DO $do$
+BEGIN
+    EXECUTE format($body$
 CREATE OR REPLACE FUNCTION dispatch_status_change_valid(entity_type text, old_status text, new_status text) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
 BEGIN
     -- The CASE of 0001: 'listing' has the listing vocabulary, anything else the work items'.
     IF entity_type = 'listing' THEN
-        RETURN new_status = ANY (dispatch_vocabulary('listing_status'))
-           AND (old_status IS NULL OR old_status = ANY (dispatch_vocabulary('listing_status')));
+        RETURN new_status = ANY (%1$I.dispatch_vocabulary('listing_status'))
+           AND (old_status IS NULL OR old_status = ANY (%1$I.dispatch_vocabulary('listing_status')));
     END IF;
-    RETURN new_status = ANY (dispatch_vocabulary('work_item_status'))
-       AND (old_status IS NULL OR old_status = ANY (dispatch_vocabulary('work_item_status')));
+    RETURN new_status = ANY (%1$I.dispatch_vocabulary('work_item_status'))
+       AND (old_status IS NULL OR old_status = ANY (%1$I.dispatch_vocabulary('work_item_status')));
 END;
-$$;
+$fn$$body$, current_schema());
+END;
+$do$;

@@ -41,7 +41,8 @@ import TestSupport
 
     /// Each enumerated column's CHECK is `dispatch_is_<name>(column)` (0028: an IN list stored in
     /// the constraint was re-read on every write), that function is exactly the template
-    /// `value = ANY (dispatch_vocabulary('<name>'))`, and `dispatch_vocabulary('<name>')` is the
+    /// `value = ANY (<schema>.dispatch_vocabulary('<name>'))` (the schema named, for pg_restore's
+    /// empty search_path), and `dispatch_vocabulary('<name>')` is the
     /// catalog's list. So a column checked against another vocabulary, a hand-edited membership
     /// function or a list that differs from the catalog by one value fails here.
     @Test(arguments: Resource.allCases)
@@ -60,6 +61,7 @@ import TestSupport
                       AND pg_get_constraintdef(c.oid) LIKE \("%(" + column.name + ")%"))
                 SELECT checks.definition, checks.name,
                        (SELECT p.prosrc FROM pg_proc p WHERE p.proname = 'dispatch_is_' || checks.name) AS body,
+                       quote_ident(current_schema()) AS schema,
                        CASE WHEN checks.name IS NOT NULL THEN array_to_string(dispatch_vocabulary(checks.name), ',') END AS vocabulary
                 FROM checks
                 """)
@@ -67,7 +69,8 @@ import TestSupport
             let row = try #require(rows.first)
             let definition = try row.decode("definition", as: String.self)
             let name = try #require(try row.decode("name", as: String?.self), "\(description.table).\(column.name): \(definition)")
-            #expect(try row.decode("body", as: String?.self) == "BEGIN RETURN value = ANY (dispatch_vocabulary('\(name)')); END;",
+            let schema = try row.decode("schema", as: String.self)
+            #expect(try row.decode("body", as: String?.self) == "BEGIN RETURN value = ANY (\(schema).dispatch_vocabulary('\(name)')); END;",
                     "\(description.table).\(column.name): dispatch_is_\(name) is not the template")
             let vocabulary = try #require(try row.decode("vocabulary", as: String?.self))
             #expect(vocabulary.split(separator: ",").map(String.init).sorted() == values.sorted(),
