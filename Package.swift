@@ -47,7 +47,7 @@ let package = Package(
         // HTTP routes and handlers; error → HTTP mapping.
         .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", "Mail", logging]),
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
-        // Templates and assets are compiled in (ConsoleAssets+Generated.swift, from console/).
+        // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
         .target(name: "Console", dependencies: [
             "API", "HTTPServer", "HTTP1", "Postgres", "Store", "Domain", "Credentials", logging,
             .product(name: "Mustache", package: "swift-mustache"),

@@ -54,7 +54,7 @@ import Testing
         #expect(html.contains(#"aria-current="page""#))
     }
 
-    /// ConsoleAssets+Generated.swift is what scripts/generate-console-assets makes of console/.
+    /// Sources/Console/Generated/ is what scripts/generate-console-assets makes of console/.
     @Test func compiledInFilesMatchTheSources() throws {
         let root = ProjectPaths.root + "/console"
         for (folder, compiled, suffix) in [("templates", ConsoleAssets.templates, ".mustache"), ("assets", ConsoleAssets.files, "")] {
