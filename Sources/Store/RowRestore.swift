@@ -39,7 +39,7 @@ extension WorkItemStore {
         let completedAt = StatusRules.hasCompletedAt(status) ? "now()" : "NULL"
         let rows = try connection.query("""
             UPDATE \(unsafeSQL: table) t SET status = \(status.rawValue), deleted_at = NULL, completed_at = \(unsafeSQL: completedAt)
-            WHERE t.id = \(id) RETURNING \(StoredRowJSON.text("t", table: table)) AS json, t.version
+            WHERE t.id = \(id) RETURNING \(jsonAndVersion)
             """)
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: "deleted", new: status.rawValue,

@@ -31,13 +31,13 @@ extension WorkItemStore {
                     UPDATE \(unsafeSQL: table) t SET claimed_by = \(claimant), claimed_at = now()
                     WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer))
                       AND t.claimed_by IS NULL AND t.status IN ('open', 'in_progress')
-                    RETURNING \(StoredRowJSON.text("t", table: table)) AS json, t.version),
+                    RETURNING \(jsonAndVersion)),
                 event AS (\(claimEvent(id: id, user: claimant, action: "claimed", actor: viewer.userID, from: "won")))
                 SELECT json, version FROM won
                 """)
             if let row = won.first { return (try ResourceSQL.decodeRow(row), true) }
             let rows = try connection.query("""
-                SELECT \(StoredRowJSON.text("t", table: table)) AS json, t.version, t.status, t.claimed_by, t.claimed_at
+                SELECT \(jsonAndVersion), t.status, t.claimed_by, t.claimed_at
                 FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer))
                 """)
             guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
@@ -83,7 +83,7 @@ extension WorkItemStore {
             WITH released AS (
                 UPDATE \(unsafeSQL: table) t SET claimed_by = NULL, claimed_at = NULL
                 WHERE t.id = \(id) AND t.claimed_by = \(viewer.userID)
-                RETURNING \(StoredRowJSON.text("t", table: table)) AS json, t.version),
+                RETURNING \(jsonAndVersion)),
             event AS (\(claimEvent(id: id, user: viewer.userID, action: "released", actor: viewer.userID, from: "released")))
             SELECT json, version FROM released
             """)
@@ -107,7 +107,7 @@ extension WorkItemStore {
         let updated = try connection.query("""
             WITH released AS (
                 UPDATE \(unsafeSQL: table) t SET claimed_by = NULL, claimed_at = NULL WHERE t.id = \(id)
-                RETURNING \(StoredRowJSON.text("t", table: table)) AS json, t.version),
+                RETURNING \(jsonAndVersion)),
             event AS (\(claimEvent(id: id, user: holder, action: "released", actor: viewer.userID, from: "released")))
             SELECT json, version FROM released
             """)

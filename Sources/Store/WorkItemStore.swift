@@ -19,6 +19,9 @@ public struct WorkItemStore: WritableRowStore {
     }
 
     var table: String { kind.table }
+    /// What a write or read of one row `t` answers: its row JSON (the stored text where the
+    /// table keeps one, `StoredRowJSON`) and its version.
+    var jsonAndVersion: PostgresQuery { "\(StoredRowJSON.text("t", table: table)) AS json, t.version" }
 
     public func list(_ viewer: Viewer, _ filter: ListFilter) throws -> ResourcePage {
         let query = listQuery(viewer, filter)
@@ -70,7 +73,7 @@ public struct WorkItemStore: WritableRowStore {
         if current.status == .deleted { return try get(connection, id) }
         let rows = try connection.query("""
             UPDATE \(unsafeSQL: table) t SET status = 'deleted', deleted_at = now(), completed_at = NULL WHERE t.id = \(id)
-            RETURNING \(StoredRowJSON.text("t", table: table)) AS json, t.version
+            RETURNING \(jsonAndVersion)
             """)
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         try ResourceSQL.recordStatusChange(entityType: kind.rawValue, id: id, old: current.status.rawValue, new: "deleted",
@@ -103,7 +106,7 @@ public struct WorkItemStore: WritableRowStore {
     }
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {
-        let rows = try connection.query("SELECT \(StoredRowJSON.text("t", table: table)) AS json, t.version FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
+        let rows = try connection.query("SELECT \(jsonAndVersion) FROM \(unsafeSQL: table) t WHERE t.id = \(id)")
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
         return try ResourceSQL.decodeRow(row)
     }
