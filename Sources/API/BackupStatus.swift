@@ -4,18 +4,21 @@ import Synchronization
 /// The outcome of the server's scheduled backups, for `/metrics` and `/readyz`. The backups
 /// themselves run in the executable (they need pg_dump); this only keeps what happened.
 public final class BackupStatus: Sendable {
+    /// The file and the error stay in the log: this is shown unauthenticated (`/readyz`).
     public struct Attempt: Sendable, Equatable {
         public var finishedAt: Date
         public var succeeded: Bool
-        /// The file written (success) or the error's sentence (failure).
-        public var detail: String
 
-        public init(finishedAt: Date, succeeded: Bool, detail: String) {
+        public init(finishedAt: Date, succeeded: Bool) {
             self.finishedAt = finishedAt
             self.succeeded = succeeded
-            self.detail = detail
         }
     }
+
+    /// How old the last successful backup may be and still count as fresh: a day, plus the
+    /// hour the daily schedule may take to notice a new UTC day, plus an hour for the backup
+    /// itself (docs/operators/backups.md).
+    public static let freshFor: TimeInterval = 26 * 3600
 
     public struct Snapshot: Sendable, Equatable {
         public var last: Attempt?
@@ -35,25 +38,17 @@ public final class BackupStatus: Sendable {
 
     public var snapshot: Snapshot { state.withLock { $0 } }
 
-    /// The `backup` member of a ready `/readyz` answer. A failed backup does not make the
-    /// server unready (it can still serve); it is reported so an operator's probe sees it.
-    struct Report: Encodable {
-        var lastResult: String
-        var lastAttemptAt: String?
-        var lastSuccessAt: String?
-        var detail: String?
-
-        enum CodingKeys: String, CodingKey {
-            case lastResult = "last_result", lastAttemptAt = "last_attempt_at", lastSuccessAt = "last_success_at", detail
-        }
+    /// The `backup` member of a ready `/readyz` answer: whether the last successful backup is
+    /// fresh, and nothing else, since anyone may call it (no path, no error text, no times:
+    /// those are in the log and on `/metrics`). A stale backup does not make the server
+    /// unready (it can still serve); it is reported so an operator's probe sees it.
+    struct Report: Encodable, Equatable {
+        var fresh: Bool
     }
 
-    var report: Report {
-        let now = snapshot
-        let stamp = { (date: Date) in ISO8601DateFormatter().string(from: date) }
-        return Report(lastResult: now.last.map { $0.succeeded ? "ok" : "failed" } ?? "none",
-                      lastAttemptAt: now.last.map { stamp($0.finishedAt) }, lastSuccessAt: now.lastSuccessAt.map(stamp),
-                      detail: now.last?.detail)
+    func report(at now: Date = Date()) -> Report {
+        guard let success = snapshot.lastSuccessAt else { return Report(fresh: false) }
+        return Report(fresh: now.timeIntervalSince(success) < Self.freshFor)
     }
 
     func writeMetrics(to output: inout PrometheusText) {

@@ -22,7 +22,7 @@ enum OperationsRoutes {
             switch readiness.check() {
             case .ready:
                 guard let backups else { return .response(try .json(["status": "ready"])) }
-                return .response(try .json(ReadyWithBackup(status: "ready", backup: backups.report)))
+                return .response(try .json(ReadyWithBackup(status: "ready", backup: backups.report())))
             case .notReady(let reason):
                 context.logger.warning("not ready", metadata: ["reason": .string(reason)])
                 // 503 with Retry-After, like every transient failure.

@@ -21,4 +21,9 @@ public enum HMACSHA256 {
     public static func hex(key: [UInt8], _ string: String) -> String {
         Hex.encode(mac(key: key, Array(string.utf8)))
     }
+
+    /// Lowercase hex of the MAC of raw bytes (a file's content, say).
+    public static func hex(key: [UInt8], bytes: [UInt8]) -> String {
+        Hex.encode(mac(key: key, bytes))
+    }
 }

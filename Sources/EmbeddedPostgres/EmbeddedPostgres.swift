@@ -40,12 +40,14 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// Initializes the data directory if needed and starts the server; returns once it
-    /// accepts connections. Adopts a server already running on this data directory.
-    public func start() throws {
+    /// accepts connections. Adopts a server already running on this data directory. Returns
+    /// whether this call started it: only then is the caller the one to stop it.
+    @discardableResult
+    public func start() throws -> Bool {
         let owner = try prepared()
         if isRunning {
             logger.info("PostgreSQL already running", metadata: ["data": "\(configuration.dataDirectory)"])
-            return
+            return false
         }
         try run(owner, binaries.pgCtl, [
             "-w", "-t", "60", "-D", configuration.dataDirectory,
@@ -53,6 +55,7 @@ public final class EmbeddedPostgres: Sendable {
             "-o", serverOptions(), "start",
         ], action: "pg_ctl start", includeServerLog: true)
         logger.info("PostgreSQL started", metadata: ["socket": "\(socketDirectory)", "port": "\(configuration.port)"])
+        return true
     }
 
     /// Prepares the directories and runs initdb when the data directory has no cluster yet

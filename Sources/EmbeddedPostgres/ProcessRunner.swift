@@ -15,8 +15,10 @@ public enum ProcessRunner {
     /// running, and a pipe inherited by it would never reach end-of-file.
     /// `environment` adds to (or overrides in) this process's environment for the child only:
     /// secrets such as PGPASSWORD go there, never on a command line `ps` shows.
+    /// `standardOutput`: a descriptor the child writes its standard output to (a file the
+    /// caller created with the permissions it needs); `output` then holds standard error only.
     public static func run(_ executable: String, _ arguments: [String], currentDirectory: String? = nil,
-                           environment: [String: String] = [:]) throws -> Result {
+                           environment: [String: String] = [:], standardOutput: Int32? = nil) throws -> Result {
         let outputPath = NSTemporaryDirectory() + "/embedded-pg-\(UUID().uuidString).log"
         let outputDescriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard outputDescriptor >= 0 else {
@@ -30,7 +32,7 @@ public enum ProcessRunner {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, standardOutput ?? outputDescriptor, 1)
         posix_spawn_file_actions_adddup2(&actions, outputDescriptor, 2)
         try closeInheritedDescriptors(&actions)
         // posix_spawn_file_actions_addchdir_np is not visible to Swift; `env -C` does the chdir.

@@ -7,7 +7,7 @@ import Logging
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
-        abstract: "Back up the database into one file (pg_dump custom format, roles and a manifest); prints its path last.")
+        abstract: "Back up the database into one file (pg_dump custom format and a signed manifest); prints its path last.")
 
     @Option(help: "The file to write (default: BACKUP_DIR/dispatch-backup-<UTC time>.tar).")
     var output: String?
@@ -23,11 +23,12 @@ struct BackupCommand: ParsableCommand {
         let logger = Logger(label: "dispatchd")
         if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more") }
         do {
-            let session = try DatabaseSession.open(configuration: configuration, logger: logger, leavesRunningServer: true)
+            let keys = try BackupKeyring.load(configuration, creating: true)
+            let session = try DatabaseSession.open(configuration: configuration, logger: logger)
             defer { session.close() }
             let file = output.map { URL(fileURLWithPath: $0) }
                 ?? URL(fileURLWithPath: configuration.backup.directory).appendingPathComponent(BackupMaker.fileName(at: Date()))
-            let manifest = try BackupMaker(target: session.target).make(to: file)
+            let manifest = try BackupMaker(target: session.target, keys: keys).make(to: file)
             logger.info("backup written", metadata: ["file": .string(file.path), "tables": .stringConvertible(manifest.rowCounts.count),
                                                      "schema_version": .stringConvertible(manifest.schemaVersion)])
             for removed in try BackupRetention.prune(file.deletingLastPathComponent(), keep: keep ?? configuration.backup.keep) {

@@ -13,8 +13,9 @@ final class DatabaseSession {
     let embedded: EmbeddedPostgres?
     /// The same database for PostgreSQL's own tools (backup, restore).
     let target: DatabaseTarget
-    /// False when the embedded server was already running and the caller asked to leave such
-    /// a server alone (a `backup` beside a running `serve`): closing then keeps it running.
+    /// Whether this session started the embedded server. Only then does closing stop it: a
+    /// server found running belongs to whoever started it (a `serve`, say), and a one-off
+    /// command beside it (`create-admin`, `migrate`, `backup`, …) must leave it as it was.
     private let ownsEmbedded: Bool
     private let logger: Logger
 
@@ -31,8 +32,7 @@ final class DatabaseSession {
     /// `pooled`: the pool goes through DATABASE_URL even when that is a transaction pooler
     /// (`serve`); otherwise (one-shot commands, which set session state and take session
     /// locks) everything goes to DATABASE_DIRECT_URL when it is set.
-    static func open(configuration: Configuration, pooled: Bool = false, logger: Logger,
-                     leavesRunningServer: Bool = false) throws -> DatabaseSession {
+    static func open(configuration: Configuration, pooled: Bool = false, logger: Logger) throws -> DatabaseSession {
         if let url = configuration.databaseURL {
             let directURL = configuration.databaseDirectURL ?? url
             let direct = configuration.connectionConfiguration(conninfo: directURL, pooled: false)
@@ -48,16 +48,16 @@ final class DatabaseSession {
         let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path + "/postgres"
         logger.info("starting embedded PostgreSQL", metadata: ["data_dir": .string(directory)])
         let embedded = try EmbeddedPostgres(configuration: .init(dataDirectory: directory), logger: logger)
-        let wasRunning = embedded.isRunning
-        try embedded.start()
+        let started = try embedded.start()
         let conninfo = embedded.conninfo(database: "postgres")
         let pool = PostgresPool(configuration: configuration.poolConfiguration(conninfo: conninfo))
         return DatabaseSession(pool: pool, direct: pool.configuration.connection, embedded: embedded,
-                               target: DatabaseTarget(conninfo: conninfo), ownsEmbedded: !(wasRunning && leavesRunningServer),
+                               target: DatabaseTarget(conninfo: conninfo), ownsEmbedded: started,
                                logger: logger)
     }
 
-    /// Opens a session, runs `body`, and always closes it (stopping an embedded database).
+    /// Opens a session, runs `body`, and always closes it (stopping an embedded database it
+    /// started).
     static func run(configuration: Configuration, logger: Logger, _ body: (PostgresPool) throws -> Void) throws {
         let session = try open(configuration: configuration, logger: logger)
         defer { session.close() }
@@ -88,7 +88,11 @@ final class DatabaseSession {
 
     func close() {
         pool.close()
-        guard let embedded, ownsEmbedded else { return }
+        guard let embedded else { return }
+        guard ownsEmbedded else {
+            logger.info("embedded PostgreSQL left running: this process did not start it")
+            return
+        }
         do {
             try embedded.stop()
             logger.info("embedded PostgreSQL stopped")

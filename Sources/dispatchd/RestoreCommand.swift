@@ -28,11 +28,14 @@ struct RestoreCommand: ParsableCommand {
         let logger = Logger(label: "dispatchd")
         let report: Restorer.Report
         do {
-            let session = try DatabaseSession.open(configuration: configuration, logger: logger, leavesRunningServer: true)
+            // Checked before the database is started or connected to: a file this
+            // installation did not sign is refused with nothing touched.
+            let backup = try CheckedBackup.open(URL(fileURLWithPath: file), keys: try BackupKeyring.load(configuration, creating: false))
+            defer { backup.remove() }
+            let session = try DatabaseSession.open(configuration: configuration, logger: logger)
             defer { session.close() }
             let restorer = Restorer(target: session.target, migrationsDirectory: configuration.migrationsDirectory, logger: logger)
-            let url = URL(fileURLWithPath: file)
-            report = verify ? try restorer.verify(url) : try restorer.restore(url, force: force)
+            report = verify ? try restorer.verify(backup) : try restorer.restore(backup, force: force)
         } catch {
             FileHandle.standardError.write(Data("dispatchd restore: \(error)\n".utf8))
             throw ExitCode(1)

@@ -88,7 +88,10 @@ struct ServeCommand: ParsableCommand {
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
         let dailyBackups = configuration.backup.daily
-            ? DailyBackups(target: session.target, directory: configuration.backup.directory, keep: configuration.backup.keep,
+            ? DailyBackups(maker: BackupMaker(target: session.target,
+                                              keys: BackupKeyring(secret: configuration.backup.key ?? jwtSecret,
+                                                                  previous: configuration.backup.previousKeys)),
+                           directory: configuration.backup.directory, keep: configuration.backup.keep,
                            status: BackupStatus(), logger: logger)
             : nil
         application.backups = dailyBackups?.status

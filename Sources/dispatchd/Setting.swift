@@ -67,6 +67,8 @@ enum Setting: String, CaseIterable, Sendable {
     case backupDirectory = "BACKUP_DIR"
     case backupKeep = "BACKUP_KEEP"
     case backupDaily = "BACKUP_DAILY"
+    case backupKey = "BACKUP_KEY"
+    case backupKeyPrevious = "BACKUP_KEY_PREVIOUS"
 
     /// The variable's name, as operators write it.
     var name: String { rawValue }

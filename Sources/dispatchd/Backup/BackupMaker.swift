@@ -13,6 +13,8 @@ struct BackupMaker {
     static let fileSuffix = ".tar"
 
     let target: DatabaseTarget
+    /// Signs the manifest (BackupKeyring): a restore accepts only files made with the key.
+    let keys: BackupKeyring
 
     /// `dispatch-backup-20261127T031500.123Z.tar`: sorts by time, names its UTC day.
     static func fileName(at date: Date) -> String {
@@ -27,7 +29,9 @@ struct BackupMaker {
     /// Writes the backup to `file` and returns its manifest.
     func make(to file: URL) throws -> BackupManifest {
         let directory = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Owner-only when this creates it: the directory lists who backs up what, and when.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         // Beside the output, not in /tmp: the dump can be large and /tmp small.
         let work = directory.appendingPathComponent(".dispatch-backup-work-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: false,
@@ -47,7 +51,6 @@ struct BackupMaker {
                 throw BackupError("the database exported no snapshot")
             }
             let facts = try DatabaseFacts.read(on: connection)
-            try Data(facts.rolesSQL.utf8).write(to: work.appendingPathComponent(BackupManifest.rolesName))
             let pgDump = try Self.pgDump(serverVersionNum: facts.serverVersionNum)
             try target.run(pgDump.path, ["--format=custom", "--snapshot=\(snapshot)",
                                          "--file=\(work.appendingPathComponent(BackupManifest.dumpName).path)"],
@@ -58,10 +61,10 @@ struct BackupMaker {
                 schemaVersion: facts.migrations.last?.version ?? 0, migrations: facts.migrations, rowCounts: facts.rowCounts,
                 roles: facts.roles, epoch: facts.epoch, members: [])
         }
-        manifest.members = try [BackupManifest.rolesName, BackupManifest.dumpName].map {
-            try BackupArchive.member(work.appendingPathComponent($0))
-        }
-        try manifest.encoded().write(to: work.appendingPathComponent(BackupManifest.manifestName))
+        manifest.members = [try BackupArchive.member(work.appendingPathComponent(BackupManifest.dumpName))]
+        let manifestBytes = try manifest.encoded()
+        try manifestBytes.write(to: work.appendingPathComponent(BackupManifest.manifestName))
+        try keys.sign(manifestBytes).write(to: work.appendingPathComponent(BackupManifest.signatureName))
         try BackupArchive.write(from: work, to: file)
         return manifest
     }

@@ -1,13 +1,15 @@
 import Foundation
 
 /// `manifest.json`, the first member of a backup file (docs/operators/backups.md): what the
-/// dump must contain, so `restore --verify` can prove a restore complete.
+/// dump must contain, so `restore --verify` can prove a restore complete. Its exact bytes are
+/// authenticated by `manifest.hmac` (BackupKeyring); it is data only: nothing in it is run.
 struct BackupManifest: Codable, Equatable {
-    static let currentFormat = "dispatch-backup/1"
-    /// The members after the manifest, in order.
-    static let dumpName = "database.dump"
-    static let rolesName = "roles.sql"
+    /// Format 2 is signed and carries no SQL; format 1 (unsigned, with a `roles.sql` that a
+    /// restore used to run) is refused.
+    static let currentFormat = "dispatch-backup/2"
     static let manifestName = "manifest.json"
+    static let signatureName = "manifest.hmac"
+    static let dumpName = "database.dump"
 
     struct Migration: Codable, Equatable {
         var version: Int
@@ -37,7 +39,8 @@ struct BackupManifest: Codable, Equatable {
     var migrations: [Migration]
     /// Rows per table of the dumped schema, counted in the dump's own snapshot.
     var rowCounts: [String: Int]
-    /// Roles that own objects in the database or hold privileges on them (roles.sql).
+    /// Roles that own objects in the database or hold privileges on them: names only, created
+    /// (NOLOGIN, as quoted identifiers) by a restore when missing.
     var roles: [String]
     /// The sync epoch at backup time (migrations/0023); nil before that migration.
     var epoch: String?

@@ -20,8 +20,8 @@ final class DailyBackups: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let started = Mutex(false)
 
-    init(target: DatabaseTarget, directory: String, keep: Int, status: BackupStatus, logger: Logger) {
-        maker = BackupMaker(target: target)
+    init(maker: BackupMaker, directory: String, keep: Int, status: BackupStatus, logger: Logger) {
+        self.maker = maker
         self.directory = URL(fileURLWithPath: directory)
         self.keep = keep
         self.status = status
@@ -57,10 +57,12 @@ final class DailyBackups: Sendable {
             let removed = try BackupRetention.prune(directory, keep: keep)
             logger.info("daily backup written", metadata: ["file": .string(file.path), "rows": .stringConvertible(manifest.rowCounts.values.reduce(0, +)),
                                                            "removed_old": .stringConvertible(removed.count)])
-            status.record(.init(finishedAt: Date(), succeeded: true, detail: file.path))
+            status.record(.init(finishedAt: Date(), succeeded: true))
         } catch {
             logger.error("daily backup failed", metadata: ["error": .string(String(describing: error))])
-            status.record(.init(finishedAt: Date(), succeeded: false, detail: String(describing: error)))
+            // The reason goes to the log only: /readyz, which anyone may call, says only
+            // whether a backup is fresh.
+            status.record(.init(finishedAt: Date(), succeeded: false))
         }
     }
 }

@@ -11,10 +11,9 @@ struct DatabaseFacts {
     var serverVersionNum: Int
     var migrations: [BackupManifest.Migration]
     var rowCounts: [String: Int]
+    /// Roles that own or hold privileges on the schema's objects, by name only: a backup
+    /// carries no credentials and no statements.
     var roles: [String]
-    /// `CREATE ROLE` (when missing) for each of `roles`; no passwords: a backup file should not
-    /// carry credentials (set them with ALTER ROLE … PASSWORD after a restore into a new cluster).
-    var rolesSQL: String
     var epoch: String?
 
     static func read(on connection: PostgresConnection) throws -> DatabaseFacts {
@@ -28,7 +27,7 @@ struct DatabaseFacts {
             """).first else { throw BackupError("the database answered no server facts") }
         var facts = DatabaseFacts(takenAt: try server.decode("taken_at"), snapshot: try server.decode("snapshot"), database: try server.decode("database"),
                                   serverVersion: try server.decode("version"), serverVersionNum: try server.decode("number"),
-                                  migrations: [], rowCounts: [:], roles: [], rolesSQL: "", epoch: nil)
+                                  migrations: [], rowCounts: [:], roles: [], epoch: nil)
         if try server.decode("migrated", as: Bool.self) {
             facts.migrations = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").map {
                 BackupManifest.Migration(version: try $0.decode("version"), name: try $0.decode("name"), checksum: try $0.decode("checksum"))
@@ -38,10 +37,8 @@ struct DatabaseFacts {
             facts.epoch = try connection.query("SELECT epoch FROM dispatch_identity").first?.decode("epoch")
         }
         facts.rowCounts = try rowCounts(on: connection)
-        let roles = try connection.query("""
-            SELECT r.rolname AS name,
-                   format('DO $do$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = %L) THEN CREATE ROLE %I %s; END IF; END $do$;',
-                          r.rolname, r.rolname, CASE WHEN r.rolcanlogin THEN 'LOGIN' ELSE 'NOLOGIN' END) AS statement
+        facts.roles = try connection.query("""
+            SELECT r.rolname AS name
             FROM pg_roles r
             WHERE r.rolname !~ '^pg_' AND r.oid IN (
                 SELECT relowner FROM pg_class WHERE relnamespace = current_schema()::regnamespace
@@ -49,10 +46,7 @@ struct DatabaseFacts {
                 UNION SELECT (aclexplode(relacl)).grantee FROM pg_class
                       WHERE relnamespace = current_schema()::regnamespace AND relacl IS NOT NULL)
             ORDER BY 1
-            """)
-        facts.roles = try roles.map { try $0.decode("name") }
-        facts.rolesSQL = "-- Roles that own or hold privileges on this database's objects (no passwords).\n"
-            + (try roles.map { try $0.decode("statement", as: String.self) + "\n" }).joined()
+            """).map { try $0.decode("name") }
         return facts
     }
 

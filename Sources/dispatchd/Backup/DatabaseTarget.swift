@@ -6,20 +6,52 @@ import Foundation
 struct DatabaseTarget: Sendable {
     /// A `postgresql://` URL or a keyword conninfo (`host=… dbname=…`), password included.
     let conninfo: String
+    /// A password that replaces the conninfo's (a role this process created: `signedIn`).
+    var password: String?
+
+    init(conninfo: String, password: String? = nil) {
+        self.conninfo = conninfo
+        self.password = password
+    }
 
     /// The same server, another database.
     func named(_ database: String) -> DatabaseTarget {
         if isURL, var components = URLComponents(string: conninfo) {
             components.path = "/" + database
-            if let url = components.string { return DatabaseTarget(conninfo: url) }
+            if let url = components.string { return DatabaseTarget(conninfo: url, password: password) }
         }
         // In a keyword conninfo the last occurrence of a keyword wins.
-        return DatabaseTarget(conninfo: conninfo + " dbname=\(database)")
+        return DatabaseTarget(conninfo: conninfo + " dbname=\(database)", password: password)
+    }
+
+    /// The same server as another role. `user` and `password` are made by this process
+    /// (letters, digits, `_` and `-`), so they need no quoting in a keyword conninfo.
+    func signedIn(as user: String, password: String) -> DatabaseTarget {
+        if isURL, var components = URLComponents(string: conninfo) {
+            components.user = user
+            components.password = nil
+            let rest = components.queryItems?.filter { $0.name != "user" && $0.name != "password" } ?? []
+            components.queryItems = rest.isEmpty ? nil : rest
+            if let url = components.string { return DatabaseTarget(conninfo: url, password: password) }
+        }
+        return DatabaseTarget(conninfo: conninfo + " user=\(user)", password: password)
+    }
+
+    /// The conninfo for an in-process libpq connection, with `password` applied.
+    var connectionString: String {
+        guard let password else { return conninfo }
+        if isURL, var components = URLComponents(string: conninfo) {
+            components.password = password
+            if let url = components.string { return url }
+        }
+        return conninfo + " password=\(password)"
     }
 
     /// `--dbname` for a tool and the environment it needs.
     var tool: (dbname: String, environment: [String: String]) {
-        guard isURL, var components = URLComponents(string: conninfo) else { return (conninfo, [:]) }
+        guard isURL, var components = URLComponents(string: conninfo) else {
+            return (conninfo, password.map { ["PGPASSWORD": $0] } ?? [:])
+        }
         var environment: [String: String] = [:]
         if let password = components.password {
             environment["PGPASSWORD"] = password
@@ -30,6 +62,7 @@ struct DatabaseTarget: Sendable {
             let rest = items.filter { $0.name != "password" }
             components.queryItems = rest.isEmpty ? nil : rest
         }
+        if let password { environment["PGPASSWORD"] = password }
         return (components.string ?? conninfo, environment)
     }
 

@@ -5,9 +5,10 @@ import Postgres
 import Store
 
 /// `dispatchd restore`: loads a backup file into the configured database, or (`--verify`)
-/// into a scratch database that is dropped afterwards. Either way the file's checksums are
-/// checked before anything touches a database, and the loaded data is compared with the
-/// manifest: every table's row count and the applied migrations.
+/// into a scratch database that is dropped afterwards. Either way the file's HMAC and
+/// checksums are checked before anything touches a database, nothing but the dump is ever
+/// run, and the loaded data is compared with the manifest: every table's row count and the
+/// applied migrations.
 struct Restorer {
     let target: DatabaseTarget
     let migrationsDirectory: String
@@ -19,55 +20,57 @@ struct Restorer {
         var problems: [String] = []
     }
 
-    func verify(_ file: URL) throws -> Report {
-        try unpacked(file) { manifest, work in
-            var report = Self.header(file, manifest)
-            let scratch = "dispatch_verify_" + UUID().uuidString.prefix(8).lowercased()
-            let admin = try connect(target)
-            defer { admin.close() }
-            try admin.execute("CREATE DATABASE \(unsafeSQL: scratch)")
-            defer {
-                if (try? admin.execute("DROP DATABASE IF EXISTS \(unsafeSQL: scratch) WITH (FORCE)")) == nil {
-                    logger.error("could not drop the scratch database", metadata: ["database": .string(scratch)])
-                }
+    func verify(_ backup: CheckedBackup) throws -> Report {
+        let manifest = backup.manifest
+        var report = Self.header(backup)
+        let scratch = "dispatch_verify_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try connect(target)
+        defer { admin.close() }
+        let role = try VerificationRole.create(database: scratch, on: admin, target: target)
+        defer {
+            let droppedDatabase = (try? admin.execute("DROP DATABASE IF EXISTS \(unsafeSQL: scratch) WITH (FORCE)")) != nil
+            if !(role.drop(on: admin) && droppedDatabase) {
+                logger.error("could not drop the scratch database or its role", metadata: ["database": .string(scratch)])
             }
-            let connection = try connect(target.named(scratch))
-            defer { connection.close() }
-            try load(manifest, from: work, into: target.named(scratch), on: connection)
-            report.problems = Self.differences(manifest, try DatabaseFacts.read(on: connection))
-            report.lines.append(report.problems.isEmpty
-                ? "verified: restored into scratch database \(scratch); \(manifest.rowCounts.count) tables, \(manifest.rowCounts.values.reduce(0, +)) rows and \(manifest.migrations.count) migrations match the manifest"
-                : "NOT verified: the restored copy differs from the manifest")
-            report.lines.append("scratch database \(scratch) dropped")
-            return report
         }
+        if let name = role.name { report.lines.append("loading as role \(name): not a superuser, owns only the scratch database") }
+        let scratchTarget = role.target.named(scratch)
+        let connection = try connect(scratchTarget)
+        defer { connection.close() }
+        // No roles are created: verify changes nothing outside its scratch database.
+        try load(backup, into: scratchTarget, on: connection, createRoles: false)
+        report.problems = Self.differences(manifest, try DatabaseFacts.read(on: connection))
+        report.lines.append(report.problems.isEmpty
+            ? "verified: restored into scratch database \(scratch); \(manifest.rowCounts.count) tables, \(manifest.rowCounts.values.reduce(0, +)) rows and \(manifest.migrations.count) migrations match the manifest"
+            : "NOT verified: the restored copy differs from the manifest")
+        report.lines.append(role.name == nil ? "scratch database \(scratch) dropped" : "scratch database and role \(scratch) dropped")
+        return report
     }
 
     /// Restores into the configured database. It must be empty unless `force` (then its
     /// schema is dropped first), and no one else may be connected to it.
-    func restore(_ file: URL, force: Bool) throws -> Report {
-        try unpacked(file) { manifest, work in
-            var report = Self.header(file, manifest)
-            let known = try Migrator(directoryPath: migrationsDirectory, logger: logger).loadMigrations().map(\.version)
-            if let newest = manifest.migrations.last?.version, newest > (known.last ?? 0) {
-                throw BackupError("the backup's schema (migration \(newest)) is newer than this dispatchd (\(known.last ?? 0)); restore it with the release that wrote it or a later one")
-            }
-            let connection = try connect(target)
-            defer { connection.close() }
-            try prepare(connection, force: force)
-            try load(manifest, from: work, into: target, on: connection)
-            report.problems = Self.differences(manifest, try DatabaseFacts.read(on: connection))
-            guard report.problems.isEmpty else {
-                report.lines.append("restored, but the data differs from the manifest; do not serve it")
-                return report
-            }
-            let applied = try Migrator(directoryPath: migrationsDirectory, logger: logger).migrate(connection: connection)
-            let epoch = try connection.withTransaction { try DatabaseEpoch.renew(on: $0) }
-            report.lines.append("restored: \(manifest.rowCounts.count) tables, \(manifest.rowCounts.values.reduce(0, +)) rows, \(manifest.migrations.count) migrations match the manifest")
-            if !applied.isEmpty { report.lines.append("applied \(applied.count) newer migrations of this build") }
-            report.lines.append("new sync epoch \(epoch): devices that synced before get 410 resync_required and sync afresh")
+    func restore(_ backup: CheckedBackup, force: Bool) throws -> Report {
+        let manifest = backup.manifest
+        var report = Self.header(backup)
+        let known = try Migrator(directoryPath: migrationsDirectory, logger: logger).loadMigrations().map(\.version)
+        if let newest = manifest.migrations.last?.version, newest > (known.last ?? 0) {
+            throw BackupError("the backup's schema (migration \(newest)) is newer than this dispatchd (\(known.last ?? 0)); restore it with the release that wrote it or a later one")
+        }
+        let connection = try connect(target)
+        defer { connection.close() }
+        try prepare(connection, force: force)
+        try load(backup, into: target, on: connection, createRoles: true)
+        report.problems = Self.differences(manifest, try DatabaseFacts.read(on: connection))
+        guard report.problems.isEmpty else {
+            report.lines.append("restored, but the data differs from the manifest; do not serve it")
             return report
         }
+        let applied = try Migrator(directoryPath: migrationsDirectory, logger: logger).migrate(connection: connection)
+        let epoch = try connection.withTransaction { try DatabaseEpoch.renew(on: $0) }
+        report.lines.append("restored: \(manifest.rowCounts.count) tables, \(manifest.rowCounts.values.reduce(0, +)) rows, \(manifest.migrations.count) migrations match the manifest")
+        if !applied.isEmpty { report.lines.append("applied \(applied.count) newer migrations of this build") }
+        report.lines.append("new sync epoch \(epoch): devices that synced before get 410 resync_required and sync afresh")
+        return report
     }
 
     /// Refuses a database in use or (without `force`) one that holds tables.
@@ -93,57 +96,42 @@ struct Restorer {
         }
     }
 
-    /// Creates the missing roles it may, then runs pg_restore in one transaction. Ownership
-    /// goes to the restoring user (`--no-owner`): the server's user must own the tables to
-    /// migrate them. Privileges are restored only when every role they name exists.
-    private func load(_ manifest: BackupManifest, from work: URL, into database: DatabaseTarget, on connection: PostgresConnection) throws {
-        let roles = try String(contentsOf: work.appendingPathComponent(BackupManifest.rolesName), encoding: .utf8)
-        for statement in roles.split(separator: "\n") where !statement.hasPrefix("--") {
-            do {
-                try connection.runTrustedScript(String(statement))
-            } catch {
-                logger.warning("could not create a role of the backup", metadata: ["error": .string(String(describing: error))])
-            }
-        }
-        var missing = 0
-        for role in manifest.roles where try connection.query("SELECT 1 FROM pg_roles WHERE rolname = \(role)").first == nil {
-            missing += 1
-        }
+    /// Creates the missing roles it may (`createRoles`), then runs pg_restore in one
+    /// transaction. Ownership goes to the restoring user (`--no-owner`): the server's user must
+    /// own the tables to migrate them. Privileges are restored only when every role they name
+    /// exists.
+    private func load(_ backup: CheckedBackup, into database: DatabaseTarget, on connection: PostgresConnection,
+                      createRoles: Bool) throws {
+        let roles = backup.manifest.roles
+        if createRoles { BackupRoles.createMissing(roles, on: connection, logger: logger) }
+        let missing = try BackupRoles.missing(roles, on: connection)
         let serverNumber: Int = try connection.query("SELECT current_setting('server_version_num')::int AS n").first?.decode("n") ?? 0
         guard let pgRestore = PostgresBinaries.clientProgram("pg_restore", serverMajor: serverNumber / 10000) else {
             throw BackupError("pg_restore not found; install the PostgreSQL \(serverNumber / 10000) client (apt-get install postgresql-client-\(serverNumber / 10000))")
         }
         var arguments = ["--exit-on-error", "--single-transaction", "--no-owner"]
-        if missing > 0 {
-            logger.warning("some roles of the backup are missing; restoring without privileges (GRANTs)")
+        if !missing.isEmpty {
+            logger.warning("some roles of the backup are missing; restoring without privileges (GRANTs)",
+                           metadata: ["roles": .string(missing.joined(separator: ", "))])
             arguments.append("--no-privileges")
         }
-        try database.run(pgRestore, arguments + [work.appendingPathComponent(BackupManifest.dumpName).path], action: "pg_restore")
-    }
-
-    /// Unpacks and checks `file` in a private directory beside it (dumps can be large), runs
-    /// `body`, and removes the directory.
-    private func unpacked(_ file: URL, _ body: (BackupManifest, URL) throws -> Report) throws -> Report {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-restore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: work) }
-        let manifest = try BackupArchive.open(file, into: work)
-        return try body(manifest, work)
+        try database.run(pgRestore, arguments + [backup.dump.path], action: "pg_restore")
     }
 
     private func connect(_ database: DatabaseTarget) throws -> PostgresConnection {
         do {
-            return try PostgresConnection(database.conninfo)
+            return try PostgresConnection(database.connectionString)
         } catch {
             throw BackupError("cannot connect to the database: \(error)")
         }
     }
 
-    private static func header(_ file: URL, _ manifest: BackupManifest) -> Report {
-        Report(lines: [
-            "backup \(file.path)",
+    private static func header(_ backup: CheckedBackup) -> Report {
+        let manifest = backup.manifest
+        return Report(lines: [
+            "backup \(backup.file.path)",
             "taken \(manifest.createdAt) from database \(manifest.database) on PostgreSQL \(manifest.serverVersion), schema version \(manifest.schemaVersion)",
-            "checksums match: \(manifest.members.map { "\($0.name) (\($0.bytes) bytes)" }.joined(separator: ", "))",
+            "signature and checksums match: \(manifest.members.map { "\($0.name) (\($0.bytes) bytes)" }.joined(separator: ", "))",
         ])
     }
 
