@@ -160,7 +160,7 @@ extension MailDeliveryTests {
         let holder = try world.database.connect()
         try holder.execute("BEGIN")
         let held: [UUID] = try holder.query("SELECT id FROM mail_outbox ORDER BY created_at LIMIT 2 FOR UPDATE").map { try $0.decode("id") }
-        let queue = MailQueue(pool: world.database.pool)
+        let queue = MailQueue(pool: world.database.pool, seal: world.outbox.seal)
         let claimed = Mutex<[MailQueue.Claimed]?>(nil)
         let thread = Thread { claimed.withLock { $0 = try? queue.claim(limit: 10, lease: .seconds(60)) } }
         thread.start()
