@@ -31,3 +31,8 @@ CREATE TABLE mail_request_counts (
     PRIMARY KEY (scope, key)
 );
 CREATE INDEX mail_request_counts_window_idx ON mail_request_counts (window_start);
+
+-- mail_outbox.message (0020) now holds the message sealed: 'sealed:v1:' + base64 of AES-256-GCM
+-- under a key derived from JWT_SECRET (Sources/Mail/MailSeal.swift), so a backup taken while the
+-- relay is down holds no code or link in clear. Rows queued before this version stay plain
+-- and are sent as they are.
