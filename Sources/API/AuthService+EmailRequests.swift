@@ -20,12 +20,15 @@ extension AuthService {
         var email: String
         var challenge: EmailTokenStore.Challenge?
         var redirectTo: String
+        /// The client address of an unauthenticated request, for the per-source mail cap
+        /// (`checkHourlyMailCaps`); nil for a signed-in caller.
+        var source: String?
     }
 
     /// GoTrue's `POST /otp`: a sign-in code and link. `createUser` creates an account for an
     /// unknown address only when the operator enabled sign-up (AUTH_EMAIL_SIGNUP).
     func requestSignInCode(_ request: EmailRequest, createUser: Bool, name: String?) throws {
-        try sendingMail(to: [request.email]) { connection in
+        try sendingMail(to: [request.email], source: request.source) { connection in
             if let found = try UserStore.findActive(email: request.email, on: connection) {
                 try mailToken(.magicLink, user: found.user, to: request.email, request, on: connection)
             } else if createUser, emailSettings.signupEnabled {
@@ -40,7 +43,7 @@ extension AuthService {
 
     /// GoTrue's `POST /recover`: a code and link that open a session allowed to set a new password.
     func requestRecovery(_ request: EmailRequest) throws {
-        try sendingMail(to: [request.email]) { connection in
+        try sendingMail(to: [request.email], source: request.source) { connection in
             if let found = try UserStore.findActive(email: request.email, on: connection) {
                 try mailToken(.recovery, user: found.user, to: request.email, request, on: connection)
             } else {
@@ -58,7 +61,7 @@ extension AuthService {
     }
 
     func resend(_ request: EmailRequest, kind: ResendKind) throws {
-        try sendingMail(to: [request.email]) { connection in
+        try sendingMail(to: [request.email], source: request.source) { connection in
             let found = try UserStore.findActive(email: request.email, on: connection)
             switch (kind, found) {
             case (.invitation, let found?) where !found.hasPassword:
@@ -78,7 +81,7 @@ extension AuthService {
     /// in and set one. Inviting an address whose invitation is still open sends a new one;
     /// an account that already has a password answers `email_taken`.
     func invite(_ request: EmailRequest, name: String?, userType: UserType) throws -> User {
-        try sendingMail(to: [request.email]) { connection in
+        try sendingMail(to: [request.email], administrator: true) { connection in
             let user: User
             if let found = try UserStore.findActive(email: request.email, on: connection) {
                 guard !found.hasPassword else { throw UserStore.emailTaken }
@@ -118,18 +121,18 @@ extension AuthService {
     }
 
     /// Runs `work` after taking the per-address mail interval for every address (known to us
-    /// or not); refused with 429 and `Retry-After` when one was taken too recently.
-    private func sendingMail<Result>(to addresses: [String], _ work: (PostgresConnection) throws -> Result) throws -> Result {
+    /// or not) and the hourly caps (`checkHourlyMailCaps`); refused with 429 and `Retry-After`
+    /// when one is reached.
+    private func sendingMail<Result>(to addresses: [String], source: String? = nil, administrator: Bool = false,
+                                     _ work: (PostgresConnection) throws -> Result) throws -> Result {
         try pool.withTransaction { connection in
             for address in addresses {
                 // Throwing rolls back the intervals taken for the other addresses too.
                 if let wait = try MailOutbox.reserveAddress(address, interval: emailSettings.addressInterval, on: connection) {
-                    throw AuthRoutes.mailRateLimited(Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
+                    throw AuthRoutes.mailRateLimited(Self.wholeSeconds(wait))
                 }
             }
-            if try MailOutbox.queuedCount(within: .seconds(3600), on: connection) >= emailSettings.hourlyLimit {
-                throw AuthRoutes.mailRateLimited(Int(emailSettings.addressInterval.components.seconds))
-            }
+            try checkHourlyMailCaps(addresses: addresses, source: source, administrator: administrator, on: connection)
             return try work(connection)
         }
     }

@@ -32,28 +32,32 @@ extension AuthService {
     /// (GET /verify), so a PKCE token answers a code for the app instead of a session.
     func verifyEmail(_ proof: EmailProof, purposes: [EmailTokenPurpose], forBrowser: Bool,
                      _ request: HTTPRequest, _ context: RequestContext) throws -> EmailVerification {
-        if case .code(let email, _) = proof, let wait = try throttle.retryAfter(email: email, clientAddress: context.clientAddress) {
-            throw AuthRoutes.rateLimited(wait, "Too many wrong codes.")
-        }
-        let outcome: EmailVerification? = try pool.withTransaction { connection in
+        enum Outcome { case verified(EmailVerification), wrong, sourceLimited(Int) }
+        // Wrong codes are counted per code, per source and per account (EmailCodeBudget), not
+        // by the sign-in throttle: a guess never voids a code, and never blocks the owner's source.
+        let outcome: Outcome = try pool.withTransaction { connection in
             let verified: EmailTokenStore.Verified?
             switch proof {
             case .code(let email, let code):
-                verified = try emailTokens.verifyCode(email: email, code: code, purposes: purposes, on: connection)
+                switch try emailTokens.verifyCode(email: email, code: code, purposes: purposes, source: context.clientAddress,
+                                                  on: connection) {
+                case .verified(let found): verified = found
+                case .wrong: return .wrong
+                case .sourceLimited(let wait): return .sourceLimited(wait)
+                }
             case .link(let token):
                 verified = try emailTokens.verifyLink(token: token, purposes: purposes, on: connection)
             }
-            guard let verified else { return nil }
-            return try complete(verified, forBrowser: forBrowser, request, context, on: connection)
+            guard let verified else { return .wrong }
+            return .verified(try complete(verified, forBrowser: forBrowser, request, context, on: connection))
         }
-        guard let outcome else {
-            if case .code(let email, _) = proof {
-                recordLoginFailure()
-                try throttle.record(email: email, clientAddress: context.clientAddress, succeeded: false)
-            }
+        switch outcome {
+        case .verified(let verification): return verification
+        case .sourceLimited(let wait): throw AuthRoutes.rateLimited(wait, "Too many wrong codes.")
+        case .wrong:
+            if case .code = proof { recordLoginFailure() }
             throw Self.emailCodeInvalid
         }
-        return outcome
     }
 
     /// What a verified token does: an address change moves the account; then a session, or a

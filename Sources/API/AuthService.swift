@@ -69,7 +69,7 @@ public final class AuthService: Sendable {
         revokedSessions = RevokedSessions(store: sessions, accessTokenTTL: accessTokenTTL, logger: logger)
         devices = DeviceActivity(store: DeviceHealthStore(pool: pool), interval: deviceFlushInterval, logger: logger)
         dummyPasswordHash = try hasher.hash(try SecureRandom.token())
-        let emailSettings = try emailSettings ?? EmailAuthSettings.standard()
+        let emailSettings = try emailSettings ?? EmailAuthSettings.standard(serverSecret: jwtSecret)
         self.emailSettings = emailSettings
         emailTokens = EmailTokenStore(keys: EmailTokenKeys(serverSecret: jwtSecret), lifetime: emailSettings.tokenLifetime)
     }

@@ -10,23 +10,23 @@ import Store
 /// Requests that send mail answer 202 `{}` whether or not the address has an account.
 enum EmailAuthRoutes {
     static func registerPublic(on router: inout Router, auth: AuthService) {
-        router.post("/v1/auth/otp") { request, _ in
+        router.post("/v1/auth/otp") { request, context in
             var body = try JSONRequestBody(request, allowed: ["email", "redirect_to", "code_challenge", "code_challenge_method"])
             let mail = body.emailRequest(redirectTo: body.string("redirect_to", required: false), redirects: auth.emailSettings.redirects)
             try body.finish()
             guard let mail else { throw JSONRequestBody.validationFailed(body.errors) }
-            try auth.requestSignInCode(mail, createUser: false, name: nil)
+            try auth.requestSignInCode(mail.from(context), createUser: false, name: nil)
             return accepted()
         }
-        router.post("/v1/auth/recover") { request, _ in
+        router.post("/v1/auth/recover") { request, context in
             var body = try JSONRequestBody(request, allowed: ["email", "redirect_to", "code_challenge", "code_challenge_method"])
             let mail = body.emailRequest(redirectTo: body.string("redirect_to", required: false), redirects: auth.emailSettings.redirects)
             try body.finish()
             guard let mail else { throw JSONRequestBody.validationFailed(body.errors) }
-            try auth.requestRecovery(mail)
+            try auth.requestRecovery(mail.from(context))
             return accepted()
         }
-        router.post("/v1/auth/resend") { request, _ in
+        router.post("/v1/auth/resend") { request, context in
             var body = try JSONRequestBody(request, allowed: ["email", "type", "redirect_to", "code_challenge", "code_challenge_method"])
             let kind = body.string("type", required: true).flatMap { name -> AuthService.ResendKind? in
                 guard let kind = resendKinds[name] else {
@@ -38,7 +38,7 @@ enum EmailAuthRoutes {
             let mail = body.emailRequest(redirectTo: body.string("redirect_to", required: false), redirects: auth.emailSettings.redirects)
             try body.finish()
             guard let mail, let kind else { throw JSONRequestBody.validationFailed(body.errors) }
-            try auth.resend(mail, kind: kind)
+            try auth.resend(mail.from(context), kind: kind)
             return accepted()
         }
         router.post("/v1/auth/verify") { request, context in

@@ -16,30 +16,42 @@ public struct EmailAuthSettings: Sendable {
     /// One mail per address per this interval, across instances (issue 25: 60 s).
     public var addressInterval: Duration
     /// AUTH_EMAIL_HOURLY_LIMIT: mails all instances queue in an hour before requests that
-    /// would send one are refused (429, for unknown addresses too). Bounds what a flood of
-    /// requests for many addresses can make the relay send (and cost its reputation).
+    /// would send one are refused (429, for unknown addresses too). A safety valve for the
+    /// relay's reputation, not the defence against floods (the two caps below are):
+    /// administrators' invitations pass it.
     public var hourlyLimit: Int
+    /// AUTH_EMAIL_ADDRESS_HOURLY_LIMIT: requests per recipient address per hour.
+    public var addressHourlyLimit: Int
+    /// AUTH_EMAIL_SOURCE_HOURLY_LIMIT: unauthenticated requests per client address per hour.
+    public var sourceHourlyLimit: Int
 
     public static let defaultAddressInterval: Duration = .seconds(60)
     public static let defaultHourlyLimit = 500
+    public static let defaultAddressHourlyLimit = 5
+    public static let defaultSourceHourlyLimit = 30
 
     public init(outbox: MailOutbox, redirects: RedirectAllowList, tokenLifetime: Duration = EmailTokenStore.defaultLifetime,
                 signupEnabled: Bool = false, addressInterval: Duration = EmailAuthSettings.defaultAddressInterval,
-                hourlyLimit: Int = EmailAuthSettings.defaultHourlyLimit) {
+                hourlyLimit: Int = EmailAuthSettings.defaultHourlyLimit,
+                addressHourlyLimit: Int = EmailAuthSettings.defaultAddressHourlyLimit,
+                sourceHourlyLimit: Int = EmailAuthSettings.defaultSourceHourlyLimit) {
         self.tokenLifetime = tokenLifetime
         self.signupEnabled = signupEnabled
         self.redirects = redirects
         self.outbox = outbox
         self.addressInterval = addressInterval
         self.hourlyLimit = hourlyLimit
+        self.addressHourlyLimit = addressHourlyLimit
+        self.sourceHourlyLimit = sourceHourlyLimit
     }
 
     /// Built-in templates, links to a local server: what an `AuthService` built without
-    /// settings (tests of other features) uses.
-    public static func standard() throws -> EmailAuthSettings {
+    /// settings (tests of other features) uses. Queued mail is sealed under `serverSecret`.
+    public static func standard(serverSecret: String) throws -> EmailAuthSettings {
         let links = PublicLinks(baseURL: "http://127.0.0.1:8080", redirectURLs: nil)
         return EmailAuthSettings(outbox: MailOutbox(templates: try MailTemplates(siteName: "Dispatch", links: links),
-                                                    sender: try MailAddress("no-reply@localhost.localdomain", name: "Dispatch")),
+                                                    sender: try MailAddress("no-reply@localhost.localdomain", name: "Dispatch"),
+                                                    seal: MailSeal(serverSecret: serverSecret)),
                                  redirects: RedirectAllowList(links: links))
     }
 

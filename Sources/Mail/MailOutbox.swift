@@ -15,10 +15,14 @@ public struct MailOutbox: Sendable {
     public let templates: MailTemplates
     /// SMTP_SENDER: the From header and the envelope sender.
     public let sender: MailAddress
+    /// What the message is stored under: it may carry a sign-in code, and it waits in the
+    /// table (and in every backup) while the relay is down.
+    public let seal: MailSeal
 
-    public init(templates: MailTemplates, sender: MailAddress) {
+    public init(templates: MailTemplates, sender: MailAddress, seal: MailSeal) {
         self.templates = templates
         self.sender = sender
+        self.seal = seal
     }
 
     /// Renders `content` for `recipient` and queues it on `connection` (call inside the
@@ -28,7 +32,7 @@ public struct MailOutbox: Sendable {
         let message = try MailMessage(from: sender, to: recipient, rendered: templates.render(content, to: recipient))
         let rows = try connection.query("""
             INSERT INTO mail_outbox (kind, recipient, message, message_id)
-            VALUES (\(content.kind.rawValue), \(recipient.email), \(message.text), \(message.messageID))
+            VALUES (\(content.kind.rawValue), \(recipient.email), \(try seal.seal(message.text)), \(message.messageID))
             RETURNING id
             """)
         guard let row = rows.first else { throw PostgresError(kind: .protocolViolation, message: "INSERT … RETURNING returned no row") }

@@ -13,9 +13,12 @@ import Postgres
 /// ends: delivery is at least once, never silently lost.
 public struct MailQueue: Sendable {
     public let pool: PostgresPool
+    /// Opens what `MailOutbox` sealed (the same server secret on every instance).
+    public let seal: MailSeal
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, seal: MailSeal) {
         self.pool = pool
+        self.seal = seal
     }
 
     /// A mail a sender holds until `finish`.
@@ -38,10 +41,12 @@ public struct MailQueue: Sendable {
         case dead(error: String)
     }
 
-    /// Claims at most `limit` due mails for `lease` (longer than one send can take).
+    /// Claims at most `limit` due mails for `lease` (longer than one send can take), their
+    /// messages opened. A message that does not open (sealed under another JWT_SECRET, or
+    /// altered) can never be sent: it is recorded dead at once.
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
         let claim = UUID()
-        return try pool.query("""
+        let rows = try pool.query("""
             UPDATE mail_outbox o SET next_attempt_at = now() + make_interval(secs => \(Self.seconds(lease))),
                    claim = \(claim), attempts = o.attempts + 1
             FROM (SELECT id FROM mail_outbox
@@ -49,10 +54,19 @@ public struct MailQueue: Sendable {
                   ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
             WHERE o.id = due.id AND o.message IS NOT NULL
             RETURNING o.id, o.kind, o.recipient, o.message, o.attempts
-            """).map { row in
-            Claimed(id: try row.decode("id"), claim: claim, kind: try row.decode("kind"), recipient: try row.decode("recipient"),
-                    message: try row.decode("message"), attempts: Int(try row.decode("attempts", as: Int32.self)))
+            """)
+        var claimed: [Claimed] = []
+        for row in rows {
+            let stored: String = try row.decode("message")
+            let mail = Claimed(id: try row.decode("id"), claim: claim, kind: try row.decode("kind"), recipient: try row.decode("recipient"),
+                               message: seal.open(stored) ?? "", attempts: Int(try row.decode("attempts", as: Int32.self)))
+            guard !mail.message.isEmpty else {
+                try finish(mail, .dead(error: "the stored message does not open: sealed under another JWT_SECRET, or altered"))
+                continue
+            }
+            claimed.append(mail)
         }
+        return claimed
     }
 
     /// Records the outcome; false when the claim was lost (lease ran out, another sender
@@ -102,6 +116,8 @@ public struct MailQueue: Sendable {
               AND (sent_at IS NOT NULL OR dead_at IS NOT NULL)
             """)
         try pool.execute("DELETE FROM mail_address_limits WHERE last_request_at < now() - make_interval(secs => \(seconds))")
+        // Hourly windows: a row whose hour is over counts nothing any more.
+        try pool.execute("DELETE FROM mail_request_counts WHERE window_start < now() - interval '1 hour'")
         return mails
     }
 

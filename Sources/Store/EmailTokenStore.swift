@@ -13,10 +13,9 @@ import Postgres
 /// - one live token per user and purpose: a new mail voids the previous one;
 /// - single use: a code or its link ends the row;
 /// - `lifetime` (15 minutes by default, AUTH_EMAIL_TOKEN_TTL);
-/// - at most `maxWrongCodes` wrong codes per row, then the row is void, so the right code
-///   fails too: guessing one code has at most 5 chances in a million.
+/// - wrong codes are counted per code, per source and per account (`EmailCodeBudget`); a
+///   wrong guess never voids a code or a link.
 public struct EmailTokenStore: Sendable {
-    public static let maxWrongCodes = 5
     public static let defaultLifetime: Duration = .seconds(15 * 60)
     /// How long a PKCE code from a link waits for the app's exchange (GoTrue: 5 minutes).
     public static let pkceCodeLifetime: Duration = .seconds(5 * 60)
@@ -108,34 +107,51 @@ public struct EmailTokenStore: Sendable {
             """).first?.decode("email")
     }
 
+    /// What a typed code came to.
+    public enum CodeCheck: Sendable {
+        case verified(Verified)
+        /// No live code of `purposes` that this source may still try matched.
+        case wrong
+        /// The source sent too many wrong codes lately (`EmailCodeBudget.perSource`).
+        case sourceLimited(retryAfter: Int)
+    }
+
     /// The live row of `purposes` for `email` (the address the mail went to, or the account's
-    /// current one) whose code is `code`. A miss counts one wrong try against every live row
-    /// it was tried against; the caller must commit even when it answers an error.
-    public func verifyCode(email: String, code: String, purposes: [EmailTokenPurpose],
-                           on connection: PostgresConnection) throws -> Verified? {
+    /// current one) whose code is `code`, tried only against the rows `source` may still test
+    /// (`EmailCodeBudget`). A miss is recorded against every row it was tested against; the
+    /// caller must commit even when it answers an error.
+    public func verifyCode(email: String, code: String, purposes: [EmailTokenPurpose], source: String,
+                           on connection: PostgresConnection) throws -> CodeCheck {
+        if let wait = try EmailCodeBudget.sourceWait(source, on: connection) { return .sourceLimited(retryAfter: wait) }
+        // Every live row of the account is locked, whatever its purpose, so concurrent guesses
+        // at one account are counted one after the other against its budget.
         let rows = try connection.query("""
             SELECT t.id, t.user_id, t.purpose, t.email, t.code_hash, t.code_challenge, t.code_challenge_method
             FROM auth_email_tokens t JOIN users u ON u.id = t.user_id
             WHERE (lower(t.email) = lower(\(email)) OR lower(u.email) = lower(\(email)))
-              AND t.purpose = ANY(\(purposes.map(\.rawValue))) AND t.used_at IS NULL AND t.expires_at > now()
-              AND t.failed_attempts < \(Self.maxWrongCodes) AND u.deactivated_at IS NULL
+              AND t.used_at IS NULL AND t.expires_at > now() AND u.deactivated_at IS NULL
             ORDER BY t.created_at DESC
             FOR UPDATE OF t
             """)
-        var tried: [UUID] = []
+        var live: [PostgresRow] = []
         for row in rows {
+            let purpose: EmailTokenPurpose = try row.decodeKnown("purpose", table: "auth_email_tokens")
+            if purposes.contains(purpose) { live.append(row) }
+        }
+        let testable = try EmailCodeBudget.testable(try live.map { try $0.decode("id", as: UUID.self) }, source: source, on: connection)
+        var tested: [(token: UUID, user: UUID)] = []
+        for row in live {
             let id: UUID = try row.decode("id")
+            guard testable.contains(id) else { continue }
             let stored: String = try row.decode("code_hash")
             if OneTimeCode.isWellFormed(code),
                ConstantTime.equals(Array(keys.codeHash(tokenID: id, code: code).utf8), Array(stored.utf8)) {
-                return try use(row, id: id, on: connection)
+                return .verified(try use(row, id: id, on: connection))
             }
-            tried.append(id)
+            tested.append((id, try row.decode("user_id")))
         }
-        if !tried.isEmpty {
-            try connection.execute("UPDATE auth_email_tokens SET failed_attempts = failed_attempts + 1 WHERE id = ANY(\(tried))")
-        }
-        return nil
+        try EmailCodeBudget.recordWrong(tested: tested, source: source, on: connection)
+        return .wrong
     }
 
     /// The live row whose link token is `token`, used up by this call.
@@ -144,8 +160,7 @@ public struct EmailTokenStore: Sendable {
             SELECT t.id, t.user_id, t.purpose, t.email, t.code_challenge, t.code_challenge_method
             FROM auth_email_tokens t JOIN users u ON u.id = t.user_id
             WHERE t.link_hash = \(keys.linkHash(token)) AND t.purpose = ANY(\(purposes.map(\.rawValue)))
-              AND t.used_at IS NULL AND t.expires_at > now() AND t.failed_attempts < \(Self.maxWrongCodes)
-              AND u.deactivated_at IS NULL
+              AND t.used_at IS NULL AND t.expires_at > now() AND u.deactivated_at IS NULL
             FOR UPDATE OF t
             """)
         guard let row = rows.first else { return nil }

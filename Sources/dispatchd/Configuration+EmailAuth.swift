@@ -12,6 +12,11 @@ extension Configuration {
         var signupEnabled: Bool
         /// AUTH_EMAIL_HOURLY_LIMIT (default 500, at least 100): mails per hour, all instances.
         var hourlyLimit: Int
+        /// AUTH_EMAIL_ADDRESS_HOURLY_LIMIT (default 5): mail requests per recipient per hour.
+        var addressHourlyLimit: Int
+        /// AUTH_EMAIL_SOURCE_HOURLY_LIMIT (default 30): unauthenticated mail requests per client
+        /// address per hour.
+        var sourceHourlyLimit: Int
 
         static func load(_ reader: EnvironmentReader) throws(ConfigurationError) -> EmailAuthOptions {
             let signup = reader.string(.authEmailSignup)?.lowercased()
@@ -25,7 +30,11 @@ extension Configuration {
             return EmailAuthOptions(
                 tokenLifetime: lifetime, signupEnabled: signup == "true" || signup == "1",
                 hourlyLimit: try reader.integer(.authEmailHourlyLimit, default: EmailAuthSettings.defaultHourlyLimit,
-                                                in: 100...10_000_000)
+                                                in: 100...10_000_000),
+                addressHourlyLimit: try reader.integer(.authEmailAddressHourlyLimit, default: EmailAuthSettings.defaultAddressHourlyLimit,
+                                                       in: 1...1000),
+                sourceHourlyLimit: try reader.integer(.authEmailSourceHourlyLimit, default: EmailAuthSettings.defaultSourceHourlyLimit,
+                                                      in: 1...10_000_000)
             )
         }
     }
@@ -34,6 +43,7 @@ extension Configuration {
     func emailAuthSettings(outbox: MailOutbox, links: PublicLinks) -> EmailAuthSettings {
         EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links),
                           tokenLifetime: .milliseconds(Int64(emailAuth.tokenLifetime * 1000)),
-                          signupEnabled: emailAuth.signupEnabled, hourlyLimit: emailAuth.hourlyLimit)
+                          signupEnabled: emailAuth.signupEnabled, hourlyLimit: emailAuth.hourlyLimit,
+                          addressHourlyLimit: emailAuth.addressHourlyLimit, sourceHourlyLimit: emailAuth.sourceHourlyLimit)
     }
 }

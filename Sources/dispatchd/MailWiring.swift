@@ -13,7 +13,8 @@ struct MailWiring {
 
     /// Parses the templates (a broken override stops the start) and builds the transport.
     /// The sender is not started yet.
-    static func make(configuration: Configuration, pool: PostgresPool, logger: Logger) throws -> MailWiring {
+    /// Queued messages are sealed under a key derived from `serverSecret` (JWT_SECRET).
+    static func make(configuration: Configuration, pool: PostgresPool, serverSecret: String, logger: Logger) throws -> MailWiring {
         let settings = configuration.mail
         let links = PublicLinks(baseURL: settings.publicURL, redirectURLs: settings.authRedirectURLs)
         let templates: MailTemplates
@@ -40,8 +41,9 @@ struct MailWiring {
         var policy = MailSender.Policy()
         policy.maxAttempts = settings.maxAttempts
         policy.initialRetry = .milliseconds(Int64(settings.retryInitial * 1000))
-        let sender = MailSender(queue: MailQueue(pool: pool), transport: transport, envelopeSender: settings.sender.email,
+        let seal = MailSeal(serverSecret: serverSecret)
+        let sender = MailSender(queue: MailQueue(pool: pool, seal: seal), transport: transport, envelopeSender: settings.sender.email,
                                 policy: policy, logger: logger)
-        return MailWiring(links: links, outbox: MailOutbox(templates: templates, sender: settings.sender), sender: sender)
+        return MailWiring(links: links, outbox: MailOutbox(templates: templates, sender: settings.sender, seal: seal), sender: sender)
     }
 }

@@ -68,7 +68,7 @@ struct ServeCommand: ParsableCommand {
         }
         let firstAdmin = session.embedded == nil ? nil : try AdminAccount.createFirstIfNeeded(pool: session.pool)
 
-        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, logger: logger)
+        let mail = try MailWiring.make(configuration: configuration, pool: session.pool, serverSecret: jwtSecret, logger: logger)
         let auth = try AuthService(pool: session.pool, jwtSecret: jwtSecret,
                                    accessTokenTTL: .milliseconds(Int64(configuration.accessTokenTTL * 1000)),
                                    refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),

@@ -64,6 +64,8 @@ enum Setting: String, CaseIterable, Sendable {
     case authEmailSignup = "AUTH_EMAIL_SIGNUP"
     case authEmailTokenTTL = "AUTH_EMAIL_TOKEN_TTL"
     case authEmailHourlyLimit = "AUTH_EMAIL_HOURLY_LIMIT"
+    case authEmailAddressHourlyLimit = "AUTH_EMAIL_ADDRESS_HOURLY_LIMIT"
+    case authEmailSourceHourlyLimit = "AUTH_EMAIL_SOURCE_HOURLY_LIMIT"
     case backupDirectory = "BACKUP_DIR"
     case backupKeep = "BACKUP_KEEP"
     case backupDaily = "BACKUP_DAILY"

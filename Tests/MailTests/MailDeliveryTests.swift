@@ -160,7 +160,7 @@ extension MailDeliveryTests {
         let holder = try world.database.connect()
         try holder.execute("BEGIN")
         let held: [UUID] = try holder.query("SELECT id FROM mail_outbox ORDER BY created_at LIMIT 2 FOR UPDATE").map { try $0.decode("id") }
-        let queue = MailQueue(pool: world.database.pool)
+        let queue = MailQueue(pool: world.database.pool, seal: world.outbox.seal)
         let claimed = Mutex<[MailQueue.Claimed]?>(nil)
         let thread = Thread { claimed.withLock { $0 = try? queue.claim(limit: 10, lease: .seconds(60)) } }
         thread.start()
@@ -174,5 +174,20 @@ extension MailDeliveryTests {
         let second = try queue.claim(limit: 10, lease: .seconds(60))
         #expect(Set(second.map(\.id)) == Set(held))
         #expect(try queue.claim(limit: 10, lease: .seconds(60)).isEmpty)
+    }
+
+    /// A queued message is sealed under JWT_SECRET's key. After the secret changes it cannot be
+    /// opened: it is recorded dead with a reason, never sent as ciphertext, and its body dropped.
+    @Test func mailSealedUnderAnotherSecretIsDeadNotSent() throws {
+        let world = try MailWorld()
+        try world.enqueue(to: "rotated@example.com", code: "424242")
+        let stored = try world.database.pool.query("SELECT message FROM mail_outbox")
+        #expect(try stored.first?.decode("message", as: String.self).hasPrefix("sealed:v1:") == true)
+        let rotated = MailQueue(pool: world.database.pool, seal: MailSeal(serverSecret: "another-server-secret-0123456789"))
+        #expect(try rotated.claim(limit: 10, lease: .seconds(60)).isEmpty)
+        let row = try world.database.pool.query("SELECT dead_at IS NOT NULL AS dead, message IS NULL AS dropped, last_error FROM mail_outbox")
+        #expect(try row.first?.decode("dead", as: Bool.self) == true)
+        #expect(try row.first?.decode("dropped", as: Bool.self) == true)
+        #expect(try row.first?.decode("last_error", as: String?.self)?.contains("JWT_SECRET") == true)
     }
 }

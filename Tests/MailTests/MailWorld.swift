@@ -22,7 +22,8 @@ final class MailWorld: @unchecked Sendable {
         database = try TestDatabase.create(poolSize: 8)
         smtp = try SMTPCapture(arguments: smtpArguments)
         let templates = try MailTemplates(siteName: "Dispatch Test", siteURL: "https://dispatch.test")
-        outbox = MailOutbox(templates: templates, sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch Test"))
+        outbox = MailOutbox(templates: templates, sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch Test"),
+                            seal: MailSeal(serverSecret: "mail-tests-server-secret-0123456789"))
     }
 
     var smtpSettings: SMTPSettings {
@@ -39,7 +40,7 @@ final class MailWorld: @unchecked Sendable {
         policy.maxAttempts = maxAttempts
         policy.countsInterval = .milliseconds(50)
         let smtpTransport = SMTPTransport(settings: try smtpSettings, connectTimeout: .seconds(2), timeout: .seconds(10))
-        return MailSender(queue: MailQueue(pool: pool ?? database.pool), transport: transport ?? smtpTransport,
+        return MailSender(queue: MailQueue(pool: pool ?? database.pool, seal: outbox.seal), transport: transport ?? smtpTransport,
                           envelopeSender: "no-reply@dispatch.test", policy: policy, logger: logger)
     }
 

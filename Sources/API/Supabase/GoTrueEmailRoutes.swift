@@ -22,7 +22,7 @@ enum GoTrueEmailRoutes {
             let mail = body.body.emailRequest(redirectTo: context.query["redirect_to"], redirects: auth.emailSettings.redirects)
             try body.finish()
             guard let mail else { throw JSONRequestBody.validationFailed(body.body.errors) }
-            try auth.requestSignInCode(mail, createUser: createUser, name: name)
+            try auth.requestSignInCode(mail.from(context), createUser: createUser, name: name)
             return .response(try .json(JSONValue.object([:])))
         }
         router.post("/auth/v1/recover") { request, context in
@@ -30,7 +30,7 @@ enum GoTrueEmailRoutes {
             let mail = body.body.emailRequest(redirectTo: context.query["redirect_to"], redirects: auth.emailSettings.redirects)
             try body.finish()
             guard let mail else { throw JSONRequestBody.validationFailed(body.body.errors) }
-            try auth.requestRecovery(mail)
+            try auth.requestRecovery(mail.from(context))
             return .response(try .json(JSONValue.object([:])))
         }
         router.post("/auth/v1/resend") { request, context in
@@ -44,7 +44,7 @@ enum GoTrueEmailRoutes {
                 throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue,
                                 message: "Missing one of these types: signup, email_change")
             }
-            try auth.resend(mail, kind: kind)
+            try auth.resend(mail.from(context), kind: kind)
             return .response(try .json(JSONValue.object([:])))
         }
         router.post("/auth/v1/verify") { request, context in
@@ -54,8 +54,10 @@ enum GoTrueEmailRoutes {
             return .response(try GoTrueRoutes.session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken))
         }
         // The link in the mail, opened by a browser: no apikey (SupabaseGateway lets it through).
+        // HEAD (the router sends it here) is what link checkers and mail scanners probe with:
+        // it answers without spending the link (GoTrueVerifyRedirect.probe).
         router.get("/auth/v1/verify") { request, context in
-            .response(GoTrueVerifyRedirect.respond(request, context, auth))
+            .response(request.method == .head ? GoTrueVerifyRedirect.probe() : GoTrueVerifyRedirect.respond(request, context, auth))
         }
     }
 

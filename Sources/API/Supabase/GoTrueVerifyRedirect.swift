@@ -13,6 +13,13 @@ import Store
 ///   PKCE link in the query as well.
 /// `Referrer-Policy: no-referrer` keeps the token out of the next page's Referer, and
 /// `Cache-Control: no-store` keeps the answer out of caches.
+///
+/// GET spends the link on sight, as GoTrue does: that is what supabase clients and apps
+/// ported from Supabase expect of the mail's link (a confirm page would change every app's
+/// flow). A scanner that opens it spends it (and the mail's code: both are one row) but
+/// gets nothing usable from a PKCE link, whose code is worth nothing without the app's
+/// verifier; the owner asks for a new mail. HEAD never spends it (`probe`).
+/// docs/app-developers/email-auth.md has the reasoning and the confirm-page alternative.
 enum GoTrueVerifyRedirect {
     static func respond(_ request: HTTPRequest, _ context: RequestContext, _ auth: AuthService) -> HTTPResponse {
         let target = auth.emailSettings.redirects.resolve(context.query["redirect_to"])
@@ -28,7 +35,9 @@ enum GoTrueVerifyRedirect {
                 return redirect(to: withQuery(target, [("code", code)]))
             case .session(let signedIn, _):
                 let issued = try auth.issueAccessToken(user: signedIn.user, sessionID: signedIn.sessionID)
-                return redirect(to: target + "#" + FormEncoding.encode([
+                // One fragment: the session replaces whatever fragment the target had, as the
+                // error answer's does, since a URL has one and supabase-js reads it whole.
+                return redirect(to: stripFragment(target) + "#" + FormEncoding.encode([
                     ("access_token", issued.token), ("expires_at", String(issued.expiresAt)),
                     ("expires_in", String(issued.lifetime)), ("refresh_token", signedIn.refreshToken), ("sb", ""),
                     ("token_type", "bearer"), ("type", type),
@@ -41,6 +50,15 @@ enum GoTrueVerifyRedirect {
             let query = pkce ? withQuery(target, pairs) : target
             return redirect(to: stripFragment(query) + "#" + FormEncoding.encode(pairs + [("sb", "")]))
         }
+    }
+
+    /// What HEAD answers: 200, nothing spent, nothing cached. Link checkers and mail scanners
+    /// probe with HEAD; they learn that the URL answers, never the link's outcome.
+    static func probe() -> HTTPResponse {
+        var response = HTTPResponse(status: .ok)
+        response.headers.set(name: "Cache-Control", value: "no-store")
+        response.headers.set(name: "Referrer-Policy", value: "no-referrer")
+        return response
     }
 
     /// GoTrue's oauthErrorMap: the OAuth `error` of a status.
