@@ -31,11 +31,11 @@ final class AuthTestServer {
          listPaging: ListPaging = ListPaging(),
          refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
          kdfConcurrency: Int = 2, workerCount: Int = 4, withConsole: Bool = false, secureConsoleCookies: Bool = false,
-         adjustRouter: (inout Router) -> Void = { _ in }) throws {
+         emailSettings: EmailAuthSettings? = nil, adjustRouter: (inout Router) -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
-                               kdfConcurrency: kdfConcurrency,
+                               kdfConcurrency: kdfConcurrency, emailSettings: emailSettings,
                                logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
