@@ -118,6 +118,7 @@ extension AuthService {
             case .active?:
                 throw UserStore.emailTaken
             case .deactivated?:
+                try EmailTokenStore.voidPendingEmailChange(userID: user.id, on: connection)
                 try spendLikeAToken(.emailChange, request, on: connection)
                 try mailEmailChangeNotice(user, newEmail: request.email, cancelToken: try emailTokens.unstoredCancelToken(),
                                           on: connection)

@@ -36,6 +36,16 @@ extension EmailTokenStore {
             """).first != nil
     }
 
+    /// Voids the user's pending address change, as a new request's `issue` would: a request
+    /// for a hidden account's address must end the previous change too, or trying the previous
+    /// code would tell a hidden address from a free one.
+    public static func voidPendingEmailChange(userID: UUID, on connection: PostgresConnection) throws {
+        try connection.execute("""
+            UPDATE auth_email_tokens SET used_at = now()
+            WHERE user_id = \(userID) AND purpose = \(EmailTokenPurpose.emailChange.rawValue) AND used_at IS NULL
+            """)
+    }
+
     /// Voids every pending address change and recovery of the user: a new password, a reset or
     /// the end of all sessions means whoever asked for them with the old credentials is out.
     public static func voidPendingChangeAndRecovery(userID: UUID, on connection: PostgresConnection) throws {
