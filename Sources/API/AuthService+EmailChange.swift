@@ -27,6 +27,8 @@ extension AuthService {
     /// How recent a password sign-in stands in for `current_password`.
     static let reauthenticationWindow: Duration = .seconds(5 * 60)
 
+    static let apiKeyMayNotChangeEmail = "An API key cannot change the account's e-mail address; a signed-in session with the password can."
+
     static let emailChangeNeedsPassword = DomainError.validation([FieldError(
         field: "current_password", code: .required,
         message: "Changing the e-mail address needs the current password (or a password sign-in within the last 5 minutes).")])
@@ -36,7 +38,7 @@ extension AuthService {
     func requestEmailChange(_ user: User, _ request: EmailRequest, presence: EmailChangePresence,
                             _ context: RequestContext) throws {
         guard let sessionID = try Self.principal(context).sessionID else {
-            throw APIKeyRoutes.sessionRequired("An API key cannot change the account's e-mail address; a signed-in session with the password can.")
+            throw APIKeyRoutes.sessionRequired(Self.apiKeyMayNotChangeEmail)
         }
         switch presence {
         case .provenInThisRequest:

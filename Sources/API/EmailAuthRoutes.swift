@@ -103,7 +103,7 @@ enum EmailAuthRoutes {
             return .response(try inviteResponse(auth.invite(mail, name: name, userType: type)))
         }
         router.post("/v1/me/email") { request, context in
-            try APIKeyRoutes.requireSession(context, "An API key cannot change the account's e-mail address; a signed-in session with the password can.")
+            try APIKeyRoutes.requireSession(context, AuthService.apiKeyMayNotChangeEmail)
             let user = try auth.currentUser(context)
             var body = try JSONRequestBody(request, allowed: ["email", "current_password", "redirect_to", "code_challenge",
                                                               "code_challenge_method"])

@@ -86,7 +86,7 @@ enum GoTrueRoutes {
                                               redirects: auth.emailSettings.redirects, redirectTo: context.query["redirect_to"])
             if update.emailChange != nil, try AuthService.principal(context).sessionID == nil {
                 throw HTTPError(status: .forbidden, code: GoTrueErrorCode.notASession.rawValue,
-                                message: "An API key cannot change the account's e-mail address; a signed-in session with the password can.")
+                                message: AuthService.apiKeyMayNotChangeEmail)
             }
             guard let password = update.password else {
                 guard update.emailChange != nil else { return .response(try .json(finishUpdate(user, update, auth, context))) }
