@@ -78,6 +78,18 @@ import Testing
         #expect(old.status == 400)
         #expect(old.json?["code"] as? String == "current_password_required")
         #expect(try world.queuedMails(to: "second@example.com") == 0)
+
+        // A password change in the same request is the proof; it voids the earlier change and
+        // the new one is then requested (the order matters: the change must survive).
+        let both = try world.app.request("PUT", "/auth/v1/user", json: ["email": "third@example.com", "password": "a new long passphrase",
+                                                                        "current_password": AuthTestServer.password],
+                                         headers: world.gotrueHeaders(session.access))
+        #expect(both.status == 200, "\(String(decoding: both.body, as: UTF8.self))")
+        #expect(both.json?["new_email"] as? String == "third@example.com")
+        #expect(try world.pendingTokens(of: Self.victim) == 1)
+        let code = try #require(try world.mail(to: "third@example.com").code)
+        #expect(try world.app.request("POST", "/v1/auth/verify", json: ["type": "email_change", "email": "third@example.com",
+                                                                         "code": code]).status == 200)
     }
 
     /// Confirming the change moves the account and answers no session, by code (/v1 and
