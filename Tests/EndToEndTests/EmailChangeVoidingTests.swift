@@ -38,6 +38,28 @@ import Testing
         #expect(try world.pendingTokens(of: Self.victim) == 0)
     }
 
+    /// A resend of a live change mails the old address a new notice whose link cancels it;
+    /// the first notice's link went with the code it was sent with.
+    @Test func aResendSendsANewNoticeWithANewCancelLink() throws {
+        let (world, _, _) = try Self.pendingChange(to: "moved@example.com")
+        let first = try world.mail(to: Self.victim, containing: "moved@example.com")
+        let firstToken = try #require(first.links.first { $0.contains("/email-change/cancel") }.flatMap {
+            URLComponents(string: $0)?.queryItems?.first { $0.name == "token" }?.value })
+        #expect(try world.app.request("POST", "/auth/v1/resend", json: ["type": "email_change", "email": Self.victim],
+                                      headers: world.gotrueHeaders()).status == 200)
+        let second = try world.mail(to: Self.victim, number: 2, containing: "moved@example.com")
+        let secondToken = try #require(second.links.first { $0.contains("/email-change/cancel") }.flatMap {
+            URLComponents(string: $0)?.queryItems?.first { $0.name == "token" }?.value })
+        #expect(firstToken != secondToken)
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        _ = try world.app.request("POST", "/v1/auth/email-change/cancel", body: Array("token=\(firstToken)".utf8), headers: form)
+        #expect(try world.pendingTokens(of: Self.victim) == 1)
+        _ = try world.app.request("POST", "/v1/auth/email-change/cancel", body: Array("token=\(secondToken)".utf8), headers: form)
+        #expect(try world.pendingTokens(of: Self.victim) == 0)
+        let resentCode = try #require(try world.mail(to: "moved@example.com", number: 2).code)
+        #expect(try Self.confirm(world, "moved@example.com", resentCode) == 403)
+    }
+
     /// A password change voids the pending change and any recovery mail.
     @Test func aPasswordChangeVoidsThePendingChangeAndRecovery() throws {
         let (world, session, code) = try Self.pendingChange(to: "moved@example.com")
