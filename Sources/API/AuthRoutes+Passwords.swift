@@ -91,7 +91,9 @@ extension AuthRoutes {
         if auth.hasher.needsRehash(storedHash) {
             try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password), onlyIfCurrent: storedHash)
         }
-        return try auth.pool.withConnection { try auth.openSession(user, request, context, passwordResetFor: nil, on: $0) }
+        return try auth.pool.withConnection {
+            try auth.openSession(user, request, context, passwordResetFor: nil, passwordVerified: true, on: $0)
+        }
     }
 
     static func mailRateLimited(_ wait: Int) -> HTTPError {
@@ -106,14 +108,7 @@ extension AuthRoutes {
     /// cannot be turned into unlimited password guessing.
     static func changePassword(_ user: User, to password: String, current: String, _ context: RequestContext,
                                _ auth: AuthService) throws {
-        if let wait = try auth.throttle.retryAfter(email: user.email, clientAddress: context.clientAddress) {
-            throw rateLimited(wait, "Too many wrong current passwords.")
-        }
-        guard let stored = try auth.users.passwordHash(userID: user.id), auth.hasher.verify(current, against: stored) else {
-            try auth.throttle.record(email: user.email, clientAddress: context.clientAddress, succeeded: false)
-            throw JSONRequestBody.validationFailed([FieldError(field: "current_password", code: .incorrect,
-                                                               message: "Does not match the current password.")])
-        }
+        try verifyCurrentPassword(user, current, context, auth)
         try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password))
         let principal = try AuthService.principal(context)
         let revoked = try auth.sessions.revokeAll(userID: user.id, except: principal.sessionID, reason: .passwordChanged)
@@ -125,5 +120,20 @@ extension AuthRoutes {
               let updated = try auth.users.update(id: user.id, changes: .init(name: name, avatarHash: avatarHash))?.user
         else { return user }
         return updated
+    }
+
+    static let currentPasswordIncorrect = JSONRequestBody.validationFailed([
+        FieldError(field: "current_password", code: .incorrect, message: "Does not match the current password.")])
+
+    /// Checks `current` against the caller's password (throttled like sign-in; a wrong one is
+    /// recorded as a failure): 422 `current_password` incorrect, or 429.
+    static func verifyCurrentPassword(_ user: User, _ current: String, _ context: RequestContext, _ auth: AuthService) throws {
+        if let wait = try auth.throttle.retryAfter(email: user.email, clientAddress: context.clientAddress) {
+            throw rateLimited(wait, "Too many wrong current passwords.")
+        }
+        guard let stored = try auth.users.passwordHash(userID: user.id), auth.hasher.verify(current, against: stored) else {
+            try auth.throttle.record(email: user.email, clientAddress: context.clientAddress, succeeded: false)
+            throw currentPasswordIncorrect
+        }
     }
 }

@@ -70,7 +70,7 @@ extension AuthService {
                 guard let newEmail = try EmailTokenStore.pendingEmailChange(userID: found.user.id, on: connection) else {
                     return try spendLikeAToken(.magicLink, request, on: connection)
                 }
-                try mailToken(.emailChange, user: found.user, to: newEmail, request, on: connection)
+                try mailEmailChange(found.user, to: newEmail, request, on: connection)
             default:
                 try spendLikeAToken(.magicLink, request, on: connection)
             }
@@ -109,15 +109,35 @@ extension AuthService {
                           name: name, userType: userType)
     }
 
-    /// A signed-in user asks to move to `request.email`: a code and link to the new address,
-    /// a notice to the current one. Nothing changes until the new address is confirmed.
-    func requestEmailChange(_ user: User, _ request: EmailRequest) throws {
+    /// Mails an address change whose caller proved presence (`requestEmailChange`): a code and
+    /// link to the new address, a notice with a cancel link to the current one. Nothing changes
+    /// until the new address is confirmed. An address of a deactivated account is hidden from
+    /// the caller: answered and noticed as if the change were under way, with nothing sent to
+    /// it and nothing stored; only an active account's address answers `email_taken` (active
+    /// accounts are listed to every signed-in user anyway).
+    func queueEmailChange(_ user: User, _ request: EmailRequest) throws {
         try sendingMail(to: [request.email, user.email]) { connection in
-            if try UserStore.emailInUse(request.email, on: connection) { throw UserStore.emailTaken }
-            try mailToken(.emailChange, user: user, to: request.email, request, on: connection)
-            try emailSettings.outbox.enqueue(.emailChangeNotice(newEmail: request.email),
-                                   to: try MailAddress(user.email, name: user.name), on: connection)
+            switch try UserStore.emailHolder(request.email, on: connection) {
+            case .active?:
+                throw UserStore.emailTaken
+            case .deactivated?:
+                try EmailTokenStore.voidPendingEmailChange(userID: user.id, on: connection)
+                try spendLikeAToken(.emailChange, request, on: connection)
+                try mailEmailChangeNotice(user, newEmail: request.email, cancelToken: try emailTokens.unstoredCancelToken(),
+                                          on: connection)
+            case nil:
+                try mailEmailChange(user, to: request.email, request, on: connection)
+            }
         }
+    }
+
+    /// The change's code and link to `newEmail`, and its notice with a cancel link to the
+    /// account's current address (a resend sends both again, the old cancel link being void).
+    private func mailEmailChange(_ user: User, to newEmail: String, _ request: EmailRequest,
+                                 on connection: PostgresConnection) throws {
+        try mailToken(.emailChange, user: user, to: newEmail, request, on: connection)
+        try mailEmailChangeNotice(user, newEmail: newEmail, cancelToken: try emailTokens.attachCancelToken(userID: user.id, on: connection),
+                                  on: connection)
     }
 
     /// Runs `work` after taking the per-address mail interval for every address (known to us

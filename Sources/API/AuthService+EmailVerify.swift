@@ -24,6 +24,9 @@ extension AuthService {
         case session(AuthRoutes.SignedIn, purpose: EmailTokenPurpose)
         /// A PKCE link opened in a browser: the code the app exchanges with its verifier.
         case pkceCode(String, purpose: EmailTokenPurpose)
+        /// A confirmed address change: the account moved; no session is opened, since the
+        /// code proves only the new mailbox, not the account.
+        case emailChanged(User)
     }
 
     static let emailCodeInvalid = DomainError(.forbidden, .emailCodeInvalid, "The code or link is invalid, used or expired.")
@@ -60,17 +63,16 @@ extension AuthService {
         }
     }
 
-    /// What a verified token does: an address change moves the account; then a session, or a
-    /// PKCE code when a browser opened a PKCE link.
+    /// What a verified token does: an address change moves the account and ends there; any
+    /// other opens a session, or answers a PKCE code when a browser opened a PKCE link.
     private func complete(_ verified: EmailTokenStore.Verified, forBrowser: Bool, _ request: HTTPRequest,
                           _ context: RequestContext, on connection: PostgresConnection) throws -> EmailVerification {
-        let user: User?
         if verified.purpose == .emailChange {
-            user = try UserStore.changeEmail(userID: verified.userID, to: verified.email, on: connection)
-        } else {
-            user = try UserStore.find(id: verified.userID, on: connection)
+            guard let user = try UserStore.changeEmail(userID: verified.userID, to: verified.email, on: connection),
+                  user.isActive else { throw Self.emailCodeInvalid }
+            return .emailChanged(user)
         }
-        guard let user, user.isActive else { throw Self.emailCodeInvalid }
+        guard let user = try UserStore.find(id: verified.userID, on: connection), user.isActive else { throw Self.emailCodeInvalid }
         if forBrowser, let challenge = verified.challenge {
             return .pkceCode(try emailTokens.issuePKCECode(for: verified, challenge: challenge, on: connection),
                              purpose: verified.purpose)
@@ -109,9 +111,10 @@ extension AuthService {
     }
 
     /// Sets a new password without `current_password`, once, for a session opened by a
-    /// recovery or invitation. Ends every other session of the user; when an existing
-    /// password was replaced (a completed recovery), mails the account holder a notice in the
-    /// same transaction. False when the session has no such right (the caller then asks for
+    /// recovery or invitation. Ends every other session of the user (which voids pending
+    /// address changes and recoveries); when an existing password was replaced (a completed
+    /// recovery), revokes the account's API keys and mails the account holder a notice saying
+    /// so, in the same transaction. False when the session has no such right (the caller then asks for
     /// `current_password`). Runs on the KDF pool.
     func resetPassword(_ user: User, to password: String, _ context: RequestContext) throws -> Bool {
         guard let sessionID = try Self.principal(context).sessionID, try sessions.mayResetPassword(sessionID: sessionID) else {
@@ -124,6 +127,8 @@ extension AuthService {
             try UserStore.setPasswordHash(userID: user.id, hash: hash, on: connection)
             let revoked = try SessionStore.revokeAll(userID: user.id, except: sessionID, reason: .passwordChanged, on: connection)
             if replacing {
+                // A completed recovery: whoever held the account may have made keys; the notice says they are gone.
+                try APIKeyStore.revokeAll(userID: user.id, on: connection)
                 try emailSettings.outbox.enqueue(.passwordChanged, to: try MailAddress(user.email, name: user.name), on: connection)
             }
             return revoked

@@ -11,13 +11,13 @@ extension AuthService {
     /// and by PKCE exchange create one. Inside the caller's transaction when there is one, so
     /// a verification's "used" mark and its session commit together.
     func openSession(_ user: User, _ request: HTTPRequest, _ context: RequestContext, passwordResetFor: Duration?,
-                     on connection: PostgresConnection) throws -> AuthRoutes.SignedIn {
+                     passwordVerified: Bool = false, on connection: PostgresConnection) throws -> AuthRoutes.SignedIn {
         let refreshToken = try SecureRandom.token()
         let sessionID = try SessionStore.create(
             userID: user.id, refreshTokenHash: SHA256.hex(refreshToken),
             expiresAt: Date().addingTimeInterval(TimeInterval(refreshTokenTTL.components.seconds)),
             userAgent: request.headers["User-Agent"].map { String($0.prefix(512)) }, clientAddress: context.clientAddress,
-            passwordResetFor: passwordResetFor, on: connection
+            passwordResetFor: passwordResetFor, passwordVerified: passwordVerified, on: connection
         )
         return AuthRoutes.SignedIn(user: user, sessionID: sessionID, refreshToken: refreshToken)
     }

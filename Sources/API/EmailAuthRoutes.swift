@@ -64,12 +64,18 @@ enum EmailAuthRoutes {
             }
             try body.finish()
             guard let proof, let purposes else { throw JSONRequestBody.validationFailed(body.errors) }
-            guard case .session(let signedIn, _) = try auth.verifyEmail(proof, purposes: purposes, forBrowser: false, request, context) else {
+            switch try auth.verifyEmail(proof, purposes: purposes, forBrowser: false, request, context) {
+            case .session(let signedIn, _):
+                return .response(try .json(auth.tokenResponse(user: signedIn.user, sessionID: signedIn.sessionID,
+                                                              refreshToken: signedIn.refreshToken)))
+            case .emailChanged(let user):
+                // The address moved; the caller's existing session stays as it was, and none is opened.
+                return .response(try .json(JSONValue.object(["user": JSONOutput.user(user)])))
+            case .pkceCode:
                 throw DomainError.internalError
             }
-            return .response(try .json(auth.tokenResponse(user: signedIn.user, sessionID: signedIn.sessionID,
-                                                          refreshToken: signedIn.refreshToken)))
         }
+        EmailChangeCancelPage.register(on: &router, auth: auth)
         router.post("/v1/auth/pkce") { request, context in
             var body = try JSONRequestBody(request, allowed: ["auth_code", "code_verifier"])
             let code = body.string("auth_code", required: true)
@@ -97,16 +103,21 @@ enum EmailAuthRoutes {
             return .response(try inviteResponse(auth.invite(mail, name: name, userType: type)))
         }
         router.post("/v1/me/email") { request, context in
+            try APIKeyRoutes.requireSession(context, AuthService.apiKeyMayNotChangeEmail)
             let user = try auth.currentUser(context)
-            var body = try JSONRequestBody(request, allowed: ["email", "redirect_to", "code_challenge", "code_challenge_method"])
+            var body = try JSONRequestBody(request, allowed: ["email", "current_password", "redirect_to", "code_challenge",
+                                                              "code_challenge_method"])
             let mail = body.emailRequest(redirectTo: body.string("redirect_to", required: false), redirects: auth.emailSettings.redirects)
+            let current = body.string("current_password", required: false) ?? ""
             try body.finish()
             guard let mail else { throw JSONRequestBody.validationFailed(body.errors) }
             guard mail.email.lowercased() != user.email.lowercased() else {
                 throw JSONRequestBody.validationFailed([FieldError(field: "email", code: .invalid, message: "Is already the account's address.")])
             }
-            try auth.requestEmailChange(user, mail)
-            return accepted()
+            return auth.passwordWork.respond(context) {
+                try auth.requestEmailChange(user, mail, presence: .currentPassword(current), context)
+                return (try? HTTPResponse.json(JSONValue.object([:]), status: .accepted)) ?? HTTPResponse(status: .accepted)
+            }
         }
     }
 

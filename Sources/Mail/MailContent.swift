@@ -2,15 +2,15 @@
 /// (site name, PUBLIC_URL, the recipient) come from `MailTemplates` and the recipient.
 ///
 /// Template variables (docs/operators/mail.md): `site_name`, `site_url`, `email` (the
-/// recipient), and per kind `code`, `link`, `valid_minutes`, `new_email`.
+/// recipient), and per kind `code`, `link`, `valid_minutes`, `new_email`, `cancel_link`.
 public enum MailContent: Sendable, Equatable {
     case magicLink(code: String, link: String, validMinutes: Int)
     case recovery(code: String, link: String, validMinutes: Int)
     case invite(code: String, link: String, validMinutes: Int)
     /// To the new address; `newEmail` is that address.
     case emailChange(code: String, link: String, newEmail: String, validMinutes: Int)
-    /// To the old address.
-    case emailChangeNotice(newEmail: String)
+    /// To the old address; `cancelLink` voids the change while it is pending.
+    case emailChangeNotice(newEmail: String, cancelLink: String)
     case passwordChanged
 
     public var kind: MailKind {
@@ -32,8 +32,8 @@ public enum MailContent: Sendable, Equatable {
             ["code": code, "link": link, "valid_minutes": String(minutes)]
         case .emailChange(let code, let link, let newEmail, let minutes):
             ["code": code, "link": link, "new_email": newEmail, "valid_minutes": String(minutes)]
-        case .emailChangeNotice(let newEmail):
-            ["new_email": newEmail]
+        case .emailChangeNotice(let newEmail, let cancelLink):
+            ["new_email": newEmail, "cancel_link": cancelLink]
         case .passwordChanged:
             [:]
         }

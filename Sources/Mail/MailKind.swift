@@ -12,6 +12,6 @@ public enum MailKind: String, CaseIterable, Sendable {
     case emailChange = "email_change"
     /// Tells the *old* address that a change to another address was requested.
     case emailChangeNotice = "email_change_notice"
-    /// Tells the account holder their password was changed (also after a completed recovery).
+    /// Tells the account holder a recovery replaced their password (other sessions ended, API keys revoked).
     case passwordChanged = "password_changed"
 }

@@ -54,6 +54,14 @@ public struct APIKeyStore: Sendable {
             """) == 1
     }
 
+    /// Revokes every live key of the user inside the caller's transaction (a completed
+    /// recovery: keys an intruder made must not outlive the owner taking the account back).
+    /// Returns how many were revoked.
+    @discardableResult
+    public static func revokeAll(userID: UUID, on connection: PostgresConnection) throws -> Int {
+        try connection.execute("UPDATE api_keys SET revoked_at = now() WHERE user_id = \(userID) AND revoked_at IS NULL")
+    }
+
     /// The owner of a usable key (not revoked, not expired, owner active), recording use at most
     /// once a minute so busy integrations do not turn every request into a write.
     public func authenticate(keyHash: String) throws -> (keyID: UUID, userID: UUID)? {

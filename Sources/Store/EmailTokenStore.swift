@@ -98,11 +98,13 @@ public struct EmailTokenStore: Sendable {
         return Issued(code: code, linkToken: linkToken)
     }
 
-    /// The address of the user's latest unconfirmed address change, for a resend.
+    /// The address of the user's latest unconfirmed address change, for a resend. An expired
+    /// change is over: resending it would revive a change nobody confirmed in time.
     public static func pendingEmailChange(userID: UUID, on connection: PostgresConnection) throws -> String? {
         try connection.query("""
             SELECT email FROM auth_email_tokens
             WHERE user_id = \(userID) AND purpose = \(EmailTokenPurpose.emailChange.rawValue) AND used_at IS NULL
+              AND expires_at > now()
             ORDER BY created_at DESC LIMIT 1
             """).first?.decode("email")
     }

@@ -31,14 +31,17 @@ public struct SessionStore: Sendable {
 
     /// `create` inside the caller's transaction. `passwordResetFor`: a session opened by a
     /// recovery or invitation mail may set a password once without the current one, for this long.
+    /// `passwordVerified`: opened by a password sign-in (proof of presence for a short while,
+    /// `passwordVerified(sessionID:within:)`).
     public static func create(userID: UUID, refreshTokenHash: String, expiresAt: Date, userAgent: String?,
-                              clientAddress: String?, passwordResetFor: Duration?,
+                              clientAddress: String?, passwordResetFor: Duration?, passwordVerified: Bool = false,
                               on connection: PostgresConnection) throws -> UUID {
         let resetSeconds = passwordResetFor.map { $0.components.seconds }
         let rows = try connection.query("""
-            INSERT INTO auth_sessions (user_id, refresh_token_hash, expires_at, user_agent, client_address, password_reset_until)
+            INSERT INTO auth_sessions (user_id, refresh_token_hash, expires_at, user_agent, client_address, password_reset_until,
+                                       password_verified_at)
             VALUES (\(userID), \(refreshTokenHash), \(expiresAt), \(userAgent as String?), \(clientAddress as String?),
-                    now() + make_interval(secs => \(resetSeconds as Int64?)))
+                    now() + make_interval(secs => \(resetSeconds as Int64?)), CASE WHEN \(passwordVerified) THEN now() END)
             RETURNING id
             """)
         guard let row = rows.first else { throw DomainError.internalError }
@@ -55,6 +58,16 @@ public struct SessionStore: Sendable {
     }
 
     /// Whether the session may still set a password without the current one (read only).
+    /// Whether the session was opened by a password sign-in less than `window` ago.
+    public func passwordVerified(sessionID: UUID, within window: Duration) throws -> Bool {
+        try pool.withConnection {
+            try $0.query("""
+                SELECT 1 AS one FROM auth_sessions WHERE id = \(sessionID) AND revoked_at IS NULL
+                  AND password_verified_at > now() - make_interval(secs => \(window.components.seconds))
+                """).first != nil
+        }
+    }
+
     public func mayResetPassword(sessionID: UUID) throws -> Bool {
         try pool.query("""
             SELECT 1 AS one FROM auth_sessions WHERE id = \(sessionID) AND revoked_at IS NULL AND password_reset_until > now()
@@ -73,9 +86,13 @@ public struct SessionStore: Sendable {
         try pool.withConnection { try Self.revokeAll(userID: userID, except: keep, reason: reason, on: $0) }
     }
 
+    /// Revoking every session is what a password change, a reset and "sign out everywhere" do,
+    /// so it also voids the account's pending address change and recovery mail: whoever
+    /// started them with the old credentials must not finish them afterwards.
     public static func revokeAll(userID: UUID, except keep: UUID?, reason: RevocationReason,
                                  on connection: PostgresConnection) throws -> [UUID] {
-        try connection.query("""
+        try EmailTokenStore.voidPendingChangeAndRecovery(userID: userID, on: connection)
+        return try connection.query("""
             UPDATE auth_sessions SET revoked_at = now(), revoked_reason = \(reason.rawValue)
             WHERE user_id = \(userID) AND revoked_at IS NULL AND (\(keep as UUID?)::uuid IS NULL OR id <> \(keep as UUID?))
             RETURNING id

@@ -48,9 +48,14 @@ extension UserStore {
         }
     }
 
-    /// Whether another account already uses `email` (case-insensitive).
-    public static func emailInUse(_ email: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT 1 AS one FROM users WHERE lower(email) = lower(\(email))").first != nil
+    /// Who already uses `email` (case-insensitive): nil when nobody does.
+    public enum EmailHolder: Sendable { case active, deactivated }
+
+    public static func emailHolder(_ email: String, on connection: PostgresConnection) throws -> EmailHolder? {
+        guard let row = try connection.query("""
+            SELECT deactivated_at IS NOT NULL AS deactivated FROM users WHERE lower(email) = lower(\(email))
+            """).first else { return nil }
+        return try row.decode("deactivated", as: Bool.self) ? .deactivated : .active
     }
 
     public static func hasPassword(userID: UUID, on connection: PostgresConnection) throws -> Bool {

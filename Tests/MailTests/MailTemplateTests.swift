@@ -43,7 +43,7 @@ import Testing
             .recovery(code: "222222", link: "https://l/2", validMinutes: 15),
             .invite(code: "333333", link: "https://l/3", validMinutes: 1440),
             .emailChange(code: "444444", link: "https://l/4", newEmail: "new@example.com", validMinutes: 15),
-            .emailChangeNotice(newEmail: "new@example.com"),
+            .emailChangeNotice(newEmail: "new@example.com", cancelLink: "https://l/5"),
             .passwordChanged,
         ]
         #expect(Set(contents.map(\.kind)) == Set(MailKind.allCases))

@@ -177,13 +177,14 @@ def test_update_user_email_confirms_the_new_address_and_notifies_the_old(create_
     account = create_realtor()
     client = signed_in_client(account)
     new_email = address("moved")
+    # No current_password: the password sign-in a moment ago is the proof of presence (5 minutes).
     updated = client.auth.update_user({"email": new_email}).user
     assert updated.email == account.email and updated.new_email == new_email  # nothing moves before confirmation
     _, code, _ = mail_to(new_email)
     notice, notice_code, _ = mail_to(account.email)
-    assert new_email in notice and notice_code is None
-    session = new_client().auth.verify_otp({"email": new_email, "token": code, "type": "email_change"}).session
-    assert session.user.email == new_email
+    assert new_email in notice and notice_code is None and "/v1/auth/email-change/cancel?token=" in notice
+    confirmed = new_client().auth.verify_otp({"email": new_email, "token": code, "type": "email_change"})
+    assert confirmed.session is None and confirmed.user.email == new_email  # the address moves; no session opens
     new_client().auth.sign_in_with_password({"email": new_email, "password": account.password})
 
 

@@ -49,9 +49,15 @@ enum GoTrueEmailRoutes {
         }
         router.post("/auth/v1/verify") { request, context in
             let (proof, purposes) = try verifyBody(request)
-            let outcome = try auth.verifyEmail(proof, purposes: purposes, forBrowser: false, request, context)
-            guard case .session(let signedIn, _) = outcome else { throw DomainError.internalError }
-            return .response(try GoTrueRoutes.session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken))
+            switch try auth.verifyEmail(proof, purposes: purposes, forBrowser: false, request, context) {
+            case .session(let signedIn, _):
+                return .response(try GoTrueRoutes.session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken))
+            case .emailChanged(let user):
+                // No session: the user alone, which supabase-swift decodes as AuthResponse.user.
+                return .response(try .json(GoTrueJSON.user(user)))
+            case .pkceCode:
+                throw DomainError.internalError
+            }
         }
         // The link in the mail, opened by a browser: no apikey (SupabaseGateway lets it through).
         // HEAD (the router sends it here) is what link checkers and mail scanners probe with:

@@ -19,7 +19,7 @@ enum GoTrueErrorCode: String, Sendable, CaseIterable {
     case userBanned = "user_banned"
     case weakPassword = "weak_password"
     case unexpectedFailure = "unexpected_failure"
-    /// An API key's bearer signing out (keys are revoked on `/v1`).
+    /// An API key where only a session may act: signing out (keys are revoked on `/v1`), changing the address.
     case notASession = "not_a_session"
     case currentPasswordRequired = "current_password_required"
     case currentPasswordMismatch = "current_password_mismatch"

@@ -84,8 +84,14 @@ enum GoTrueRoutes {
             let user = try currentUser(auth, context)
             let update = try GoTrueUserUpdate(request, current: user,
                                               redirects: auth.emailSettings.redirects, redirectTo: context.query["redirect_to"])
+            if update.emailChange != nil, try AuthService.principal(context).sessionID == nil {
+                throw HTTPError(status: .forbidden, code: GoTrueErrorCode.notASession.rawValue,
+                                message: AuthService.apiKeyMayNotChangeEmail)
+            }
             guard let password = update.password else {
-                return .response(try .json(finishUpdate(user, update, auth)))
+                guard update.emailChange != nil else { return .response(try .json(finishUpdate(user, update, auth, context))) }
+                // The address change checks the current password: KDF work.
+                return respondOnKDFPool(auth, context) { try .json(finishUpdate(user, update, auth, context)) }
             }
             return respondOnKDFPool(auth, context) {
                 if update.currentPassword.isEmpty {
@@ -104,17 +110,30 @@ enum GoTrueRoutes {
                                         message: "The current password is incorrect.")
                     }
                 }
-                return try .json(finishUpdate(user, update, auth))
+                return try .json(finishUpdate(user, update, auth, context, passwordProven: true))
             }
         }
     }
 
     /// The rest of an update once any password change went through: a new address is only
     /// requested (the account moves when the mail to it is verified, type email_change; the
-    /// old address gets a notice), then the rename. GoTrue's user, with a requested address
-    /// change as `new_email`.
-    static func finishUpdate(_ user: Domain.User, _ update: GoTrueUserUpdate, _ auth: AuthService) throws -> JSONValue {
-        if let change = update.emailChange { try auth.requestEmailChange(user, change) }
+    /// old address gets a notice with a cancel link), then the rename. GoTrue's user, with a
+    /// requested address change as `new_email`. `passwordProven`: this request already
+    /// checked or reset the password, which is the address change's proof of presence too.
+    static func finishUpdate(_ user: Domain.User, _ update: GoTrueUserUpdate, _ auth: AuthService, _ context: RequestContext,
+                             passwordProven: Bool = false) throws -> JSONValue {
+        if let change = update.emailChange {
+            do {
+                try auth.requestEmailChange(user, change, presence: passwordProven ? .provenInThisRequest
+                                                : .currentPassword(update.currentPassword), context)
+            } catch let error as DomainError where error == AuthService.emailChangeNeedsPassword {
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordRequired.rawValue,
+                                message: "Current password required when changing the email address (or sign in with the password again first).")
+            } catch let error as DomainError where error == AuthRoutes.currentPasswordIncorrect {
+                throw HTTPError(status: .badRequest, code: GoTrueErrorCode.currentPasswordMismatch.rawValue,
+                                message: "The current password is incorrect.")
+            }
+        }
         var json = GoTrueJSON.user(try AuthRoutes.rename(user, to: update.name, auth))
         if let change = update.emailChange, case .object(var fields) = json {
             fields["new_email"] = .string(change.email)

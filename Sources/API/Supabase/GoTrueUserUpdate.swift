@@ -12,7 +12,9 @@ import HTTPServer
 ///   change through `/v1/me/avatar`); any other `data` key is refused, since we do not store
 ///   arbitrary metadata and silently dropping it would lose the app's data.
 /// - `email`: a different address starts an address change (a code and link to it, a notice
-///   to the current one; PKCE `code_challenge` as GoTrue takes it); `phone` must be empty.
+///   with a cancel link to the current one; PKCE `code_challenge` as GoTrue takes it), from a
+///   session that proves presence with `current_password` or a recent password sign-in
+///   (`AuthService.requestEmailChange`); `phone` must be empty.
 struct GoTrueUserUpdate {
     var name: String?
     var password: String?

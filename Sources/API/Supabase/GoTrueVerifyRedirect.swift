@@ -33,6 +33,11 @@ enum GoTrueVerifyRedirect {
             switch try auth.verifyEmail(.link(token: token), purposes: purposes, forBrowser: true, request, context) {
             case .pkceCode(let code, _):
                 return redirect(to: withQuery(target, [("code", code)]))
+            case .emailChanged:
+                // No session: GoTrue's `message` fragment, which supabase-js does not take for a sign-in.
+                return redirect(to: stripFragment(target) + "#" + FormEncoding.encode([
+                    ("message", "The e-mail address is changed; sign in with it."), ("sb", ""), ("type", type),
+                ]))
             case .session(let signedIn, _):
                 let issued = try auth.issueAccessToken(user: signedIn.user, sessionID: signedIn.sessionID)
                 // One fragment: the session replaces whatever fragment the target had, as the
