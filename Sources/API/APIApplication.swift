@@ -37,7 +37,8 @@ public struct APIApplication: Sendable {
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
-                trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil) {
+                trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil,
+                realtimePublicBroadcast: Bool = false) {
         self.readiness = readiness
         self.publishableKey = publishableKey
         self.trustedProxies = trustedProxies
@@ -46,7 +47,7 @@ public struct APIApplication: Sendable {
         self.pool = pool ?? auth?.pool
         let sync = sync ?? auth.map { SyncService(pool: $0.pool) }
         self.sync = sync
-        realtime = auth.flatMap { auth in sync.map { RealtimeService(auth: auth, sync: $0) } }
+        realtime = auth.flatMap { auth in sync.map { RealtimeService(auth: auth, sync: $0, publicBroadcast: realtimePublicBroadcast) } }
         self.listPaging = listPaging
     }
 

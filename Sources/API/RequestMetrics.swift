@@ -91,6 +91,17 @@ public final class RequestMetrics: Sendable {
             output.sample("http_open_connections", [], server.openConnections)
             output.family("http_rejected_connections_total", type: "counter", help: "Connections answered 503 because the connection limit was reached.")
             output.sample("http_rejected_connections_total", [], server.rejectedConnections)
+            output.family("websocket_open_connections", type: "gauge", help: "Upgraded (WebSocket) connections currently open.")
+            output.sample("websocket_open_connections", [], server.openWebSockets)
+            output.family("websocket_send_queue_bytes", type: "gauge",
+                          help: "Bytes accepted for WebSocket sends and not yet taken by the clients' sockets, all connections.")
+            output.sample("websocket_send_queue_bytes", [], server.webSocketSendQueueBytes)
+            output.family("websocket_send_queue_peak_bytes", type: "gauge",
+                          help: "The most one WebSocket connection has held for sending at once since start.")
+            output.sample("websocket_send_queue_peak_bytes", [], server.webSocketSendQueuePeakBytes)
+            output.family("websocket_send_queue_overflows_total", type: "counter",
+                          help: "WebSocket connections closed with 1008 because their send queue was full.")
+            output.sample("websocket_send_queue_overflows_total", [], server.webSocketSendQueueOverflows)
         }
     }
 

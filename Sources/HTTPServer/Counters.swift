@@ -11,4 +11,21 @@ final class Counters: Sendable {
     let webSockets = Atomic<Int>(0)
     /// WebSocket handler callbacks queued or running; shutdown waits for them (`closed` must run).
     let webSocketCallbacks = Atomic<Int>(0)
+    /// Bytes accepted by WebSocket `send`s and not yet taken by the clients' sockets, all
+    /// connections together (`WebSocketSender`).
+    let webSocketQueuedBytes = Atomic<Int>(0)
+    /// The most one WebSocket connection has held at once since start.
+    let webSocketQueuePeakBytes = Atomic<Int>(0)
+    /// WebSocket connections closed with 1008 because their send queue was full.
+    let webSocketQueueOverflows = Atomic<Int>(0)
+
+    /// Raises the peak to `held` if it is higher.
+    func noteWebSocketQueue(_ held: Int) {
+        var current = webSocketQueuePeakBytes.load(ordering: .relaxed)
+        while held > current {
+            let (exchanged, original) = webSocketQueuePeakBytes.compareExchange(expected: current, desired: held, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
 }

@@ -16,7 +16,7 @@ extension EventLoop {
         }
         let id = record.id
         let settings = webSocketSettings
-        let sender = WebSocketSender(limit: settings.sendQueueBytes) { [weak self] command in
+        let sender = WebSocketSender(limit: settings.sendQueueBytes, counters: counters) { [weak self] command in
             self?.post(.webSocket(id, command))
         }
         let callbacks = WebSocketCallbackQueue(workers: workers, pauseAbove: max(settings.maxMessageBytes, 64 * 1024),
@@ -182,7 +182,7 @@ extension EventLoop {
     /// hears it once, after the messages received before it.
     func webSocketClosed(_ session: WebSocketSession) {
         session.state = .finished
-        session.sender.markClosed()
+        session.sender.release()
         counters.webSockets.subtract(1, ordering: .relaxed)
         let handler = session.handler
         let code = session.closeCode

@@ -129,7 +129,10 @@ public final class HTTPServer: Sendable {
                                  rejectedConnections: counters.rejected.load(ordering: .relaxed),
                                  totalRequests: counters.requests.load(ordering: .relaxed),
                                  inFlightRequests: counters.inFlight.load(ordering: .relaxed),
-                                 openWebSockets: counters.webSockets.load(ordering: .relaxed))
+                                 openWebSockets: counters.webSockets.load(ordering: .relaxed),
+                                 webSocketSendQueueBytes: counters.webSocketQueuedBytes.load(ordering: .relaxed),
+                                 webSocketSendQueuePeakBytes: counters.webSocketQueuePeakBytes.load(ordering: .relaxed),
+                                 webSocketSendQueueOverflows: counters.webSocketQueueOverflows.load(ordering: .relaxed))
     }
 }
 

@@ -12,4 +12,12 @@ public struct HTTPServerMetrics: Sendable, Equatable {
     public var inFlightRequests: Int
     /// Upgraded (WebSocket) connections currently open; also counted in `openConnections`.
     public var openWebSockets: Int = 0
+    /// Bytes the server holds for WebSocket sends the clients have not taken yet (accepted by
+    /// `send`, still in the loop's mailbox or the connection's output), all connections.
+    public var webSocketSendQueueBytes: Int = 0
+    /// The most one connection has held that way at once since start: at most
+    /// `WebSocketConfiguration.sendQueueBytes` plus a close frame.
+    public var webSocketSendQueuePeakBytes: Int = 0
+    /// Connections closed with 1008 because a send would have passed the bound.
+    public var webSocketSendQueueOverflows: Int = 0
 }

@@ -54,12 +54,14 @@ public final class PostgresConnection: @unchecked Sendable {
         let connection = try liveHandle()
         let started = ContinuousClock.now
         defer { recordTiming(since: started) }
-        return try notifyingAfterCommit {
+        let rows = try notifyingAfterCommit {
             if statementCache.isEnabled, PostgresStatementCache.isCacheable(query.sql) {
                 return try cachedQuery(query, on: connection)
             }
             return try unnamedQuery(query, on: connection)
         }
+        timings?.noteResult(bytes: rows.resultBytes)
+        return rows
     }
 
     /// One statement as the unnamed statement: parsed and planned on every call.
@@ -82,7 +84,9 @@ public final class PostgresConnection: @unchecked Sendable {
     public func queryPrepared(name: String, _ query: PostgresQuery) throws -> PostgresRows {
         let started = ContinuousClock.now
         defer { recordTiming(since: started) }
-        return try notifyingAfterCommit { try queryPrepared(name: name, query, mayRePrepare: true) }
+        let rows = try notifyingAfterCommit { try queryPrepared(name: name, query, mayRePrepare: true) }
+        timings?.noteResult(bytes: rows.resultBytes)
+        return rows
     }
 
     private func recordTiming(since started: ContinuousClock.Instant) {

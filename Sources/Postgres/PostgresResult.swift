@@ -10,7 +10,9 @@ enum PostgresResult {
         defer { PQclear(result) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return rows(from: result)
+            var rows = rows(from: result)
+            rows.resultBytes = Int(PQresultMemorySize(result))
+            return rows
         case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
             throw error(from: result, connection: connection)
         default:

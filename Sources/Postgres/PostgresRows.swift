@@ -7,6 +7,9 @@ public struct PostgresRows: RandomAccessCollection, Sendable {
     public let affectedRows: Int
     /// The command tag, e.g. `INSERT 0 1`, `UPDATE 3`, `COMMIT`.
     public let commandTag: String
+    /// Bytes libpq held for the result (`PQresultMemorySize`): what one statement made this
+    /// process keep at once, before the rows were copied out.
+    public internal(set) var resultBytes = 0
 
     init(columns: PostgresColumns, values: [[String?]], affectedRows: Int, commandTag: String) {
         self.columns = columns

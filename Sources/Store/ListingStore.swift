@@ -22,6 +22,11 @@ public struct ListingStore: WritableRowStore {
         }
     }
 
+    /// Whether `viewer` may see listing `id` (contract §2): realtime's `listing:<id>` topics.
+    public func isVisible(_ id: UUID, to viewer: Viewer) throws -> Bool {
+        try !pool.query("SELECT 1 FROM listings l WHERE l.id = \(id) AND \(Visibility.listing("l", viewer))").isEmpty
+    }
+
     public func sameAsRow(_ input: ListingInput, _ alias: String) -> PostgresQuery {
         input.sameAsRow(resource.description, alias)
     }

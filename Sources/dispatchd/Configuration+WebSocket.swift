@@ -12,9 +12,16 @@ extension Configuration {
         var pingInterval: Double?
         var pongTimeout: Double?
         var closeTimeout: Double?
+        /// REALTIME_PUBLIC_BROADCAST (default false): public realtime topics carry broadcast
+        /// between any signed-in users; off, only private topics the server authorizes do.
+        var realtimePublicBroadcast = false
 
         static func load(_ reader: EnvironmentReader) throws(ConfigurationError) -> WebSocketLimits {
-            WebSocketLimits(
+            let publicBroadcast = reader.string(.realtimePublicBroadcast)?.lowercased()
+            guard publicBroadcast == nil || ["true", "false", "1", "0"].contains(publicBroadcast ?? "") else {
+                throw ConfigurationError("REALTIME_PUBLIC_BROADCAST must be true or false (got \"\(publicBroadcast ?? "")\")")
+            }
+            return WebSocketLimits(
                 maxFrameBytes: try reader.optionalInteger(.webSocketMaxFrameBytes, in: 125...(1 << 30)),
                 maxMessageBytes: try reader.optionalInteger(.webSocketMaxMessageBytes, in: 125...(1 << 30)),
                 maxFramesPerSecond: try reader.optionalInteger(.webSocketMaxFramesPerSecond, in: 1...1_000_000),
@@ -22,7 +29,8 @@ extension Configuration {
                 idleTimeout: try reader.optionalSeconds(.webSocketIdleTimeout),
                 pingInterval: try reader.optionalSeconds(.webSocketPingInterval),
                 pongTimeout: try reader.optionalSeconds(.webSocketPongTimeout),
-                closeTimeout: try reader.optionalSeconds(.webSocketCloseTimeout))
+                closeTimeout: try reader.optionalSeconds(.webSocketCloseTimeout),
+                realtimePublicBroadcast: publicBroadcast == "true" || publicBroadcast == "1")
         }
 
         var serverConfiguration: WebSocketConfiguration {

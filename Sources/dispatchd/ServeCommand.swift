@@ -84,7 +84,8 @@ struct ServeCommand: ParsableCommand {
         var application = APIApplication(readiness: DatabaseReadinessCheck(pool: session.pool, migrator: migrator), auth: auth,
                                          pool: session.pool, sync: sync,
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
-                                         trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
+                                         trustedProxies: configuration.trustedProxies, publishableKey: publishableKey,
+                                         realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
         let dailyBackups = configuration.backup.daily

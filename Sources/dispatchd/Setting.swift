@@ -48,6 +48,7 @@ enum Setting: String, CaseIterable, Sendable {
     case webSocketPingInterval = "WS_PING_INTERVAL"
     case webSocketPongTimeout = "WS_PONG_TIMEOUT"
     case webSocketCloseTimeout = "WS_CLOSE_TIMEOUT"
+    case realtimePublicBroadcast = "REALTIME_PUBLIC_BROADCAST"
     case smtpHost = "SMTP_HOST"
     case smtpSender = "SMTP_SENDER"
     case smtpTLS = "SMTP_TLS"

@@ -35,10 +35,11 @@ import Testing
 
     /// 16 concurrent wrong-password changes with a real-cost hash (32 MiB scrypt) on 4 HTTP
     /// workers: before the KDF pool they took every worker for seconds, and another user's
-    /// cheap request waited for at least one whole KDF run. Now it waits for none. The bound is
-    /// relative (one KDF run, measured here on the same machine) rather than the
-    /// issue's absolute 100 ms, so a loaded CI machine cannot fail it by scheduling noise; the
-    /// worst latency is printed.
+    /// cheap request waited for the KDF runs ahead of it. Now it waits for none. Shown by
+    /// state, not by a measured latency (which a loaded machine inflates): each cheap answer
+    /// notes how many of the 16 guesses were answered when it came, and cheap requests are
+    /// answered while most of the burst is still queued (with the KDF on the HTTP workers, none
+    /// could be until the queue drained below the worker count). The worst latency is printed.
     @Test func kdfBurstNeverDelaysAnUnrelatedCheapRequest() throws {
         let app = try AuthTestServer(throttleLimits: LoginThrottle.Limits(failuresPerAccountAndAddress: 1000,
                                                                            failuresPerAddress: 1000, failuresPerAccount: 1000),
@@ -82,21 +83,21 @@ import Testing
         burst.start()
         Thread.sleep(forTimeInterval: 0.05)
         var worst: Duration = .zero
-        var samples = 0
+        // For each cheap answer: how many guesses had been answered when it came.
+        var answeredGuesses: [Int] = []
         while !burstDone.load(ordering: .acquiring) {
             let begin = ContinuousClock.now
             let response = try app.request("GET", "/v1/me", token: bystander.access)
+            answeredGuesses.append(statuses.withLock { $0.count })
             worst = max(worst, ContinuousClock.now - begin)
-            samples += 1
             #expect(response.status == 200)
             Thread.sleep(forTimeInterval: 0.02)
         }
         let burstTime = ContinuousClock.now - started
         #expect(statuses.withLock { $0 } == Array(repeating: 422, count: 16))
-        // The burst was real work (16 serial KDF runs), and cheap requests went on meanwhile.
-        #expect(burstTime > .milliseconds(500))
-        #expect(samples >= 5)
-        print("kdfBurst: worst GET /v1/me latency \(worst) over \(samples) requests; one KDF run \(oneKDFRun)")
-        #expect(worst < oneKDFRun, "worst GET /v1/me latency during the burst: \(worst), one KDF run: \(oneKDFRun)")
+        print("kdfBurst: worst GET /v1/me latency \(worst) over \(answeredGuesses.count) requests in \(burstTime); one KDF run \(oneKDFRun)")
+        // Cheap requests went on while at least half the burst still waited for the KDF.
+        let duringBurst = answeredGuesses.filter { $0 <= 8 }
+        #expect(duringBurst.count >= 2, "guesses answered at each cheap answer: \(answeredGuesses)")
     }
 }

@@ -31,7 +31,8 @@ final class AuthTestServer {
          listPaging: ListPaging = ListPaging(),
          refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
          kdfConcurrency: Int = 2, workerCount: Int = 4, withConsole: Bool = false, secureConsoleCookies: Bool = false,
-         emailSettings: EmailAuthSettings? = nil, adjustRouter: (inout Router) -> Void = { _ in }) throws {
+         emailSettings: EmailAuthSettings? = nil, realtimePublicBroadcast: Bool = false,
+         adjustRouter: (inout Router) -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
@@ -43,7 +44,7 @@ final class AuthTestServer {
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
             auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies),
-            publishableKey: Self.publishableKey
+            publishableKey: Self.publishableKey, realtimePublicBroadcast: realtimePublicBroadcast
         )
         var router = application.makeRouter()
         var middleware = application.middleware

@@ -67,6 +67,11 @@ import Testing
         #expect(text.contains("# TYPE http_open_connections gauge"))
         #expect((Self.sampleValue(text, "http_open_connections") ?? 0) >= 1)
         #expect(Self.sampleValue(text, "http_rejected_connections_total") == 0)
+        for family in ["websocket_open_connections", "websocket_send_queue_bytes", "websocket_send_queue_peak_bytes"] {
+            #expect(text.contains("# TYPE \(family) gauge") && Self.sampleValue(text, family) == 0, "\(family)")
+        }
+        #expect(text.contains("# TYPE websocket_send_queue_overflows_total counter"))
+        #expect(Self.sampleValue(text, "websocket_send_queue_overflows_total") == 0)
     }
 
     @Test(arguments: [("plain", "plain"), ("a\"b", "a\\\"b"), ("back\\slash", "back\\\\slash"), ("line\nbreak", "line\\nbreak")])

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func binaryBroadcastsReachTheOtherMembersWithSelfAndAck() throws {
-        let app = try AuthTestServer()
+        let app = try AuthTestServer(realtimePublicBroadcast: true)
         let port = app.server.boundPort
         let tokens = try Self.tokens(app, ["rita", "otto", "olga"])
         let (rita, otto, olga) = (tokens[0], tokens[1], tokens[2])

@@ -40,16 +40,19 @@ import TestSupport
         let one = try ServedDispatchd(environment: environment), two = try ServedDispatchd(environment: environment)
         defer { _ = try? one.stop(); _ = try? two.stop() }
         let email = "bc-\(UUID().uuidString.prefix(8))@example.com".lowercased()
-        _ = try UserStore(pool: database.pool).create(email: email, name: "Caster", userType: .realtor,
-                                                      passwordHash: try AuthTestServer.cheapHasher.hash(AuthTestServer.password))
+        let caster = try UserStore(pool: database.pool).create(email: email, name: "Caster", userType: .realtor,
+                                                               passwordHash: try AuthTestServer.cheapHasher.hash(AuthTestServer.password))
         let token = try SyncPushCrashTests.login(email, port: one.port)
-        let topic = "realtime:room"
+        // The user's own private topic (public broadcast is off by default): a phone and a
+        // tablet of one user on two instances.
+        let name = "user:\(caster.id.uuidString.lowercased())"
+        let topic = "realtime:\(name)"
 
         let first = try RealtimeSocket(port: one.port, apikey: Self.key)
-        let firstRef = try first.join("room", token: token)
+        let firstRef = try first.join(name, token: token, isPrivate: true)
         let firstListener = try Self.listenerPIDs(database.pool)
         let second = try RealtimeSocket(port: two.port, apikey: Self.key)
-        let secondRef = try second.join("room", token: token)
+        let secondRef = try second.join(name, token: token, isPrivate: true)
         let secondListener = try #require(try Self.listenerPIDs(database.pool).subtracting(firstListener).first)
 
         // Text, one → two; nothing comes back to the sender (no self, echo dropped).

@@ -7,9 +7,12 @@ import Testing
 /// The Phoenix channel protocol as Supabase Realtime speaks it, driven in process against
 /// real PostgreSQL (tokens, users) through the WebSocket seam's fake outbound.
 @Suite struct RealtimeChannelTests {
-    static func service(_ server: SyncTestServer, instance: Int = 0, limits: RealtimeLimits = RealtimeLimits()) -> RealtimeService {
+    /// Public broadcast on by default: these suites test the protocol's mechanics on public
+    /// topics; who may broadcast where is `RealtimeTopicAuthorizationTests`'.
+    static func service(_ server: SyncTestServer, instance: Int = 0, limits: RealtimeLimits = RealtimeLimits(),
+                        publicBroadcast: Bool = true) -> RealtimeService {
         RealtimeService(auth: server.instances[instance].auth, sync: server.instances[instance].sync, limits: limits,
-                        tokenCheckInterval: .milliseconds(200))
+                        publicBroadcast: publicBroadcast, tokenCheckInterval: .milliseconds(200))
     }
 
     static var tasks: [String: Any] { ["event": "*", "schema": "public", "table": "tasks"] }

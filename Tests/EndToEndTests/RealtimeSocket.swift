@@ -73,14 +73,28 @@ final class RealtimeSocket {
     }
 
     /// Joins `realtime:<name>` with `token` and waits for the ok reply; returns the join ref.
-    func join(_ name: String, token: String, broadcast: [String: Any] = [:]) throws -> String {
+    func join(_ name: String, token: String, broadcast: [String: Any] = [:], isPrivate: Bool = false) throws -> String {
+        let (ref, reply) = try joinReply(name, token: token, broadcast: broadcast, isPrivate: isPrivate)
+        guard reply["status"] as? String == "ok" else { throw SocketError.handshake("join refused: \(reply)") }
+        return ref
+    }
+
+    /// Sends a join as supabase clients do (`config.private`, empty `postgres_changes` unless
+    /// `changes`) and returns its ref and the reply's payload, whatever it says.
+    func joinReply(_ name: String, token: String, broadcast: [String: Any] = [:], isPrivate: Bool,
+                   changes: [[String: Any]] = []) throws -> (ref: String, payload: [String: Any]) {
         let ref = nextRef()
         try push(joinRef: ref, ref: ref, topic: "realtime:\(name)", event: "phx_join",
-                 payload: ["config": ["broadcast": broadcast, "presence": ["key": ""], "postgres_changes": [] as [Any]],
+                 payload: ["config": ["broadcast": broadcast, "presence": ["key": ""], "postgres_changes": changes,
+                                      "private": isPrivate] as [String: Any],
                            "access_token": token])
-        let reply = try nextText { $0[1] as? String == ref }
-        guard (reply[4] as? [String: Any])?["status"] as? String == "ok" else { throw SocketError.handshake("join refused: \(reply)") }
-        return ref
+        let reply = try nextText { $0[1] as? String == ref && $0[3] as? String == "phx_reply" }
+        return (ref, reply[4] as? [String: Any] ?? [:])
+    }
+
+    /// The reason of an error reply's payload (`response.reason`), or nil.
+    static func reason(_ payload: [String: Any]) -> String? {
+        (payload["response"] as? [String: Any])?["reason"] as? String
     }
 
     /// The next data or close frame (pings answered by nobody: the test is short).

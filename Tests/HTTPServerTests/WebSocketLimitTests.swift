@@ -91,6 +91,12 @@ struct WebSocketLimitTests {
             #expect(refused)
             // The bound plus what the kernel's socket buffers took (generously).
             #expect(accepted < bound + 8 << 20, "accepted \(accepted)")
+            // What the server itself held, as /metrics reports it: never past the bound and a
+            // close frame, filled to within one message of it, one overflow.
+            let held = server.metrics
+            #expect(held.webSocketSendQueuePeakBytes <= bound + 127, "peak \(held.webSocketSendQueuePeakBytes)")
+            #expect(held.webSocketSendQueuePeakBytes > bound - 2048, "peak \(held.webSocketSendQueuePeakBytes)")
+            #expect(held.webSocketSendQueueOverflows == 1)
             // Reading now: the queued messages, then the 1008 close.
             var frame = try client.readFrame()
             var messages = 0
@@ -103,6 +109,7 @@ struct WebSocketLimitTests {
             try client.sendClose(1008)
             #expect(client.waitForEOF())
             #expect(server.metrics.openWebSockets == 0) // over before the server's FIN went out
+            #expect(server.metrics.webSocketSendQueueBytes == 0)
         }
         #expect(handler.waitUntilClosed() == [.policyViolation])
     }

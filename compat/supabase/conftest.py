@@ -116,9 +116,13 @@ class Replica:
     pid: int
     log_path: str
 
-    def rss_kib(self) -> int:
-        with open(f"/proc/{self.pid}/status") as status:
-            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    def metrics(self) -> dict[str, float]:
+        """The replica's unlabelled /metrics samples, by name (what the server itself counts,
+        never the process's RSS, which moves with malloc's arenas)."""
+        response = httpx.get(f"{self.url}/metrics", timeout=30)
+        assert response.status_code == 200, response.text
+        samples = (line.split(" ") for line in response.text.splitlines() if line and not line.startswith("#"))
+        return {fields[0]: float(fields[1]) for fields in samples if len(fields) == 2 and "{" not in fields[0]}
 
 
 def embedded_database_url() -> str:

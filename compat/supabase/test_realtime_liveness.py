@@ -1,13 +1,16 @@
 """Realtime's timers and send bound over a raw socket (issue 16 item 5;
 docs/app-developers/realtime.md, WebSocket transport).
 
-A replica with short timers (WS_PING_INTERVAL=1, WS_PONG_TIMEOUT=1, WS_IDLE_TIMEOUT=3) shows
+A replica with short timers (WS_PING_INTERVAL=1, WS_PONG_TIMEOUT=2, WS_IDLE_TIMEOUT=4) shows
 the heartbeat rules in seconds: a client that never answers the server's ping is dropped with
 1001, one that answers pings but sends no Phoenix heartbeat is closed with 1000 "idle timeout",
 and one that sends Phoenix heartbeats stays. A replica with a 64 KiB send queue
 (WS_SEND_QUEUE_BYTES) shows a consumer that stops reading while broadcasts pour in being closed
-with 1008 instead of buffered. Time bounds are generous: they only tell "after the timer" from
-"never".
+with 1008 instead of buffered, measured by the server's own send-queue counters on /metrics. Time bounds are generous upper bounds: they only tell "after the timer" from
+"never". That the server waited for its timer is shown by order (a ping came first, pongs were
+answered), never by measuring how long it waited: a loaded machine delays the client's clock
+reading too. The pong timeout leaves the client 2 s to answer a ping, so a scheduling stall of
+the test process does not read as a server fault.
 """
 
 import time
@@ -17,7 +20,7 @@ import pytest
 from raw_websocket import RawWebSocket
 from websockets.frames import OP_CLOSE, OP_PING
 
-PING_INTERVAL, PONG_TIMEOUT, IDLE_TIMEOUT = 1, 1, 3
+PING_INTERVAL, PONG_TIMEOUT, IDLE_TIMEOUT = 1, 2, 4
 SEND_QUEUE_BYTES = 64 * 1024
 
 
@@ -36,14 +39,12 @@ def small_send_queue(replica):
 def test_a_client_that_never_answers_pings_is_dropped_with_1001(server, short_timers):
     raw = RawWebSocket(short_timers.url, server.publishable_key)
     raw.answer_pings = False
-    opened = time.monotonic()
     raw.wait_for_ping()
     pinged = time.monotonic()
-    assert pinged - opened >= PING_INTERVAL * 0.5
+    # The close follows the unanswered ping (order, not a measured wait).
     close = raw.close_received()
-    closed = time.monotonic()
     assert close is not None and (close.code, close.reason) == (1001, "heartbeat timeout")
-    assert PONG_TIMEOUT * 0.5 <= closed - pinged <= PONG_TIMEOUT + 10
+    assert time.monotonic() - pinged <= PONG_TIMEOUT + 10
     assert raw.next_frame() is None  # dropped, not waiting for a close handshake
     raw.close()
 
@@ -61,7 +62,7 @@ def test_a_client_answering_pings_without_phoenix_heartbeats_is_closed_when_idle
     close = raw.protocol.close_rcvd
     assert close is not None and (close.code, close.reason) == (1000, "idle timeout")
     assert pings >= 1  # the pongs kept it past the pong timeout; the missing heartbeats ended it
-    assert IDLE_TIMEOUT * 0.8 <= closed - opened <= IDLE_TIMEOUT + 10
+    assert closed - opened <= IDLE_TIMEOUT + 10
     raw.close()
 
 
@@ -87,10 +88,16 @@ def kernel_send_buffer_max() -> int:
         return int(limits.read().split()[2])
 
 
+# A close frame: 2 bytes of header, the code, a reason of at most 123 bytes.
+CLOSE_FRAME_BYTES = 127
+
+
 def test_a_consumer_that_stops_reading_is_closed_with_1008_not_buffered(server, small_send_queue, create_realtor):
-    token = sign_in(small_send_queue.url, create_realtor("Flo Flood"))
-    topic = "realtime:flood"
-    config = {"broadcast": {"self": False, "ack": True}}
+    account = create_realtor("Flo Flood")
+    token = sign_in(small_send_queue.url, account)
+    # The user's own private topic: every socket here is the same user (REALTIME_PUBLIC_BROADCAST is off).
+    topic = f"realtime:user:{account.id}"
+    config = {"broadcast": {"self": False, "ack": True}, "private": True}
     # Small receive buffer and segments: the kernel takes little, so the server's own bound decides.
     slow = RawWebSocket(small_send_queue.url, server.publishable_key, receive_buffer=4096, max_segment=1024)
     assert slow.reply_to(slow.join(topic, token, config))["status"] == "ok"
@@ -101,7 +108,7 @@ def test_a_consumer_that_stops_reading_is_closed_with_1008_not_buffered(server, 
     broadcast_bytes, per_flooder = 48 * 1024, 45
     flooders = -(-(SEND_QUEUE_BYTES + kernel_bytes + 1024 * 1024) // (broadcast_bytes * per_flooder))
     sent = 0
-    rss_before = small_send_queue.rss_kib()
+    overflows_before = small_send_queue.metrics()["websocket_send_queue_overflows_total"]
     for _ in range(flooders):
         flooder = RawWebSocket(small_send_queue.url, server.publishable_key)
         flood_ref = flooder.join(topic, token, config)
@@ -114,9 +121,15 @@ def test_a_consumer_that_stops_reading_is_closed_with_1008_not_buffered(server, 
             sent += 1
         flooder.close()
 
-    # Holding the flood would grow the server by its size; transient parsing costs far less.
-    rss_growth = (small_send_queue.rss_kib() - rss_before) * 1024
-    assert rss_growth < sent * broadcast_bytes / 2, f"server RSS grew {rss_growth} bytes during the flood"
+    # What the server held for sending, as it counts it (never the process's RSS, which moves
+    # with malloc's arenas): one connection never held more than the bound and a close frame,
+    # the bound was reached (the queue filled to within one broadcast of it), and the slow
+    # consumer is the one connection closed for it.
+    metrics = small_send_queue.metrics()
+    peak = metrics["websocket_send_queue_peak_bytes"]
+    assert peak <= SEND_QUEUE_BYTES + CLOSE_FRAME_BYTES, f"one connection held {peak} bytes for sending"
+    assert peak > SEND_QUEUE_BYTES - broadcast_bytes - 1024, f"the send queue never filled: peak {peak}"
+    assert metrics["websocket_send_queue_overflows_total"] == overflows_before + 1
 
     # Only now does the slow client read: what the server and the kernel kept, then the close frame.
     delivered = []

@@ -36,7 +36,7 @@ final class BroadcastBus: Sendable {
     /// `listenOn`: a direct connection (never a transaction pooler); nil: this instance only
     /// publishes. `deliver` hands another instance's broadcast to this instance's members.
     init(pool: PostgresPool, listenOn: PostgresConnection.Configuration?, logger: Logger,
-         deliver: @escaping @Sendable (_ topic: String, BroadcastContent) -> Void) {
+         deliver: @escaping @Sendable (_ room: String, BroadcastContent) -> Void) {
         let instance = UUID().uuidString.lowercased()
         self.instance = instance
         self.pool = pool
@@ -69,9 +69,10 @@ final class BroadcastBus: Sendable {
     /// The server process id of the LISTEN connection (tests terminate it).
     var listenerBackendPID: Int32? { listener?.backendPID }
 
-    /// Sends `content` for `topic` to the other instances (asynchronously, in order).
-    func publish(_ content: BroadcastContent, topic: String) {
-        let message = BroadcastWire.encode(content, topic: topic, instance: instance)
+    /// Sends `content` for broadcast room `room` (`BroadcastHub`) to the other instances
+    /// (asynchronously, in order); the wire's `topic` field carries the room.
+    func publish(_ content: BroadcastContent, room: String) {
+        let message = BroadcastWire.encode(content, topic: room, instance: instance)
         outbound.async { [self] in
             do {
                 if message.utf8.count <= Self.inlineLimit {

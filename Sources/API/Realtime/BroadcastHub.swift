@@ -8,19 +8,24 @@ enum BroadcastContent: Sendable, Equatable {
     case user(UserBroadcast)
 }
 
-/// The members of each topic on this instance, for `broadcast`. Members on other instances
-/// get it through PostgreSQL (`BroadcastBus`), which hands it back here (`deliver`).
+/// The members of each broadcast room on this instance, for `broadcast`. A room is the key
+/// `RealtimeTopicAccess` admitted a channel to (a public topic, or a private topic's canonical
+/// name); only admitted channels are members, so whatever reaches a room, from this instance or
+/// another (`BroadcastBus` hands it back here, `deliver`), reaches authorized members only.
+/// Each member receives it under the topic it joined.
 final class BroadcastHub: Sendable {
     private let members = Mutex<[String: [ObjectIdentifier: RealtimeChannel]]>([:])
 
     func join(_ channel: RealtimeChannel) {
-        members.withLock { $0[channel.topic, default: [:]][ObjectIdentifier(channel)] = channel }
+        guard let room = channel.room else { return }
+        members.withLock { $0[room, default: [:]][ObjectIdentifier(channel)] = channel }
     }
 
     func leave(_ channel: RealtimeChannel) {
+        guard let room = channel.room else { return }
         members.withLock { members in
-            members[channel.topic]?[ObjectIdentifier(channel)] = nil
-            if members[channel.topic]?.isEmpty == true { members[channel.topic] = nil }
+            members[room]?[ObjectIdentifier(channel)] = nil
+            if members[room]?.isEmpty == true { members[room] = nil }
         }
     }
 
@@ -28,18 +33,19 @@ final class BroadcastHub: Sendable {
     /// its own broadcasts (`config.broadcast.self`). Returns how many it was handed to.
     @discardableResult
     func relay(_ content: BroadcastContent, from sender: RealtimeChannel) -> Int {
+        guard let room = sender.room else { return 0 }
         let targets = members.withLock { members in
-            (members[sender.topic] ?? [:]).values.filter { $0 !== sender || sender.receivesOwnBroadcasts }
+            (members[room] ?? [:]).values.filter { $0 !== sender || sender.receivesOwnBroadcasts }
         }
         targets.forEach { $0.deliverBroadcast(content) }
         return targets.count
     }
 
-    /// A broadcast another instance relayed: to every member of `topic` here.
-    func deliver(_ content: BroadcastContent, topic: String) {
-        let targets = members.withLock { Array(($0[topic] ?? [:]).values) }
+    /// A broadcast another instance relayed: to every member of `room` here.
+    func deliver(_ content: BroadcastContent, room: String) {
+        let targets = members.withLock { Array(($0[room] ?? [:]).values) }
         targets.forEach { $0.deliverBroadcast(content) }
     }
 
-    var topicCount: Int { members.withLock { $0.count } }
+    var roomCount: Int { members.withLock { $0.count } }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The NOTIFY payload of a cross-instance broadcast (`BroadcastBus`), a JSON object:
-/// `i` the publishing instance, `t` the topic, and either `j` (a text broadcast's JSON) or
+/// `i` the publishing instance, `t` the broadcast room (`BroadcastHub`), and either `j` (a text broadcast's JSON) or
 /// `e`, `c`, `p` (a binary user broadcast: event, encoding byte, payload in base64); or,
 /// for a stored message, only `i` and `r` (its `realtime_broadcasts` id).
 enum BroadcastWire {

@@ -15,6 +15,11 @@ final class RealtimeChannel: Sendable {
     let receivesOwnBroadcasts: Bool
     /// `config.broadcast.ack`: each broadcast is answered with an ok reply.
     let acknowledgesBroadcasts: Bool
+    /// The broadcast room the join was admitted to (`RealtimeTopicAccess`); nil: the channel
+    /// neither sends nor receives broadcasts.
+    let room: String?
+    /// The rule of a private topic, checked again before each broadcast and at a token change.
+    let privateTopic: PrivateTopic?
 
     private struct State {
         var identity: RealtimeIdentity
@@ -30,13 +35,15 @@ final class RealtimeChannel: Sendable {
     private let revoked: @Sendable (UUID) -> Bool
 
     init(topic: String, joinRef: String?, subscriptions: [PostgresChangeSubscription], receivesOwnBroadcasts: Bool,
-         acknowledgesBroadcasts: Bool, identity: RealtimeIdentity, send: @escaping @Sendable (PhoenixOutbound) -> Void,
+         acknowledgesBroadcasts: Bool, room: String?, privateTopic: PrivateTopic?, identity: RealtimeIdentity, send: @escaping @Sendable (PhoenixOutbound) -> Void,
          expire: @escaping @Sendable (RealtimeChannel, String) -> Void, revoked: @escaping @Sendable (UUID) -> Bool) {
         self.topic = topic
         self.joinRef = joinRef
         self.subscriptions = subscriptions
         self.receivesOwnBroadcasts = receivesOwnBroadcasts
         self.acknowledgesBroadcasts = acknowledgesBroadcasts
+        self.room = room
+        self.privateTopic = privateTopic
         state = Mutex(State(identity: identity))
         self.send = send
         self.expire = expire

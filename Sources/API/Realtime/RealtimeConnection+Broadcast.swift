@@ -60,6 +60,10 @@ extension RealtimeConnection {
     /// The limits, then the relay and the ack: the same for text and binary broadcasts.
     /// `bytes` is what the size limit counts (the JSON text, or the user payload).
     private func relay(_ content: BroadcastContent, bytes: Int, replyingTo message: PhoenixMessage, channel: RealtimeChannel) {
+        guard let room = channel.room else {
+            send(.error(to: message, reason: RealtimeJoinError.privateOnly(RealtimeTopicAccess.privateOnlyReason).reason))
+            return
+        }
         guard bytes <= service.limits.broadcastBytes else {
             send(.error(to: message, reason: "PayloadTooLarge: a broadcast may carry at most \(service.limits.broadcastBytes) bytes"))
             return
@@ -72,9 +76,24 @@ extension RealtimeConnection {
             shutdown(channel, reason: problem)
             return
         }
+        if let topic = channel.privateTopic, !mayStillSend(on: topic, replyingTo: message, channel: channel) { return }
         service.hub.relay(content, from: channel)
-        service.bus.publish(content, topic: channel.topic)
+        service.bus.publish(content, room: room)
         if channel.acknowledgesBroadcasts && message.ref != nil { send(.reply(to: message, ok: true)) }
+    }
+
+    /// A private topic's rule, again before each broadcast (a listing's parties change, an admin
+    /// is demoted): a sender who may no longer join is refused and the channel ends.
+    private func mayStillSend(on topic: PrivateTopic, replyingTo message: PhoenixMessage, channel: RealtimeChannel) -> Bool {
+        do {
+            if try service.access.allows(topic, viewer: channel.identity.viewer) { return true }
+            let refusal = RealtimeJoinError.forbidden(String(channel.topic.dropFirst(RealtimeTopic.prefix.count))).reason
+            send(.error(to: message, reason: refusal))
+            shutdown(channel, reason: refusal)
+        } catch {
+            send(.error(to: message, reason: error.reason))
+        }
+        return false
     }
 
     /// A JSON user payload is relayed as sent and spliced into 1.0.0 members' text, so it must

@@ -103,10 +103,15 @@ extension RealtimeConnection {
             throw .limit("at most \(limits.channelsPerConnection) channels per connection")
         }
         let identity = try service.auth.realtimeIdentity(token: token)
+        // Who may broadcast here: the server's rule for private topics, the operator's for public ones.
+        let name = String(message.topic.dropFirst(RealtimeTopic.prefix.count))
+        let isPrivate = config["private"] == .bool(true)
+        let room = try service.access.room(topic: name, isPrivate: isPrivate, hasChanges: !subscriptions.isEmpty,
+                                           viewer: identity.viewer)
         let channel = RealtimeChannel(
             topic: message.topic, joinRef: message.joinRef, subscriptions: subscriptions,
             receivesOwnBroadcasts: broadcast["self"] == .bool(true), acknowledgesBroadcasts: broadcast["ack"] == .bool(true),
-            identity: identity,
+            room: room, privateTopic: isPrivate ? PrivateTopic(name) : nil, identity: identity,
             send: { [weak self] in self?.send($0) },
             expire: { [weak self] channel, reason in
                 guard let self else { return }
@@ -158,6 +163,10 @@ extension RealtimeConnection {
                 return
             }
             channel.replaceIdentity(identity)
+            // The user's role or the listing's parties may have changed since the join.
+            if let topic = channel.privateTopic, try !service.access.allows(topic, viewer: identity.viewer) {
+                shutdown(channel, reason: RealtimeJoinError.forbidden(String(channel.topic.dropFirst(RealtimeTopic.prefix.count))).reason)
+            }
         } catch {
             shutdown(channel, reason: error.reason)
         }

@@ -5,6 +5,10 @@ enum RealtimeJoinError: Error, Equatable {
     case invalid(String)
     /// No usable access token: only signed-in users may join.
     case unauthorized(String)
+    /// A private topic the caller may not join (or no rule covers): the topic's name.
+    case forbidden(String)
+    /// Broadcast on a public topic while the operator allows only private ones.
+    case privateOnly(String)
     /// A limit (channels per connection, subscriptions per join).
     case limit(String)
     /// The database could not arm the subscription.
@@ -19,6 +23,8 @@ enum RealtimeJoinError: Error, Equatable {
         switch self {
         case .invalid(let message): "InvalidJoinPayload: \(message)"
         case .unauthorized(let message): "InvalidJWTToken: \(message)"
+        case .forbidden(let topic): "Unauthorized: You do not have permissions to read from this Channel topic: \(topic)"
+        case .privateOnly(let message): "PrivateOnly: \(message)"
         case .limit(let message): "ChannelRateLimitReached: \(message)"
         case .unavailable(let message): "UnableToConnectToProject: \(message)"
         case .invalidCursor(let message): "InvalidCursor: \(message)"

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Store
 import Synchronization
 
 /// Supabase Realtime for one server instance: the Phoenix channel protocol over the
@@ -19,6 +20,8 @@ public final class RealtimeService: Sendable {
     /// Broadcasts to and from the other instances on this database.
     let bus: BroadcastBus
     let limits: RealtimeLimits
+    /// Who may join which broadcast topic.
+    let access: RealtimeTopicAccess
     let tokenCheckInterval: Duration
     let logger: Logger
 
@@ -34,9 +37,12 @@ public final class RealtimeService: Sendable {
 
     private let state = Mutex(State())
 
-    public init(auth: AuthService, sync: SyncService, limits: RealtimeLimits = RealtimeLimits(),
+    /// `publicBroadcast`: public topics carry broadcast between any signed-in users
+    /// (`REALTIME_PUBLIC_BROADCAST`); otherwise only private topics do (`RealtimeTopicAccess`).
+    public init(auth: AuthService, sync: SyncService, limits: RealtimeLimits = RealtimeLimits(), publicBroadcast: Bool = false,
                 tokenCheckInterval: Duration = .seconds(1), logger: Logger = Logger(label: "realtime")) {
         self.auth = auth
+        access = RealtimeTopicAccess(publicBroadcast: publicBroadcast, listings: ListingStore(pool: auth.pool))
         self.sync = sync
         self.limits = limits
         self.tokenCheckInterval = tokenCheckInterval
@@ -47,8 +53,8 @@ public final class RealtimeService: Sendable {
         self.feed = feed
         // The change stream's LISTEN target is the direct connection (never a transaction pooler).
         let hub = hub
-        bus = BroadcastBus(pool: sync.feed.pool, listenOn: fanout.listener?.configuration, logger: logger) { topic, content in
-            hub.deliver(content, topic: topic)
+        bus = BroadcastBus(pool: sync.feed.pool, listenOn: fanout.listener?.configuration, logger: logger) { room, content in
+            hub.deliver(content, room: room)
         }
     }
 

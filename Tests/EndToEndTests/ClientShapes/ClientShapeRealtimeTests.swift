@@ -79,9 +79,9 @@ import Testing
         let token = try app.login().access
         let socket = try RealtimeSocket(port: app.server.boundPort)
         let ref = socket.nextRef()
-        try socket.push(joinRef: ref, ref: ref, topic: "realtime:room", event: "phx_join",
+        try socket.push(joinRef: ref, ref: ref, topic: "realtime:admin:room", event: "phx_join",
                         payload: ["config": ["broadcast": [:] as [String: Any], "presence": ["key": ""],
-                                             "postgres_changes": [] as [Any]], "access_token": token])
+                                             "postgres_changes": [] as [Any], "private": true], "access_token": token])
         var message: RealtimeMirrors.Message?
         while message == nil {
             guard case .text(let text) = try socket.next() else { continue }
