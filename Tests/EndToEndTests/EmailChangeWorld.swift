@@ -18,7 +18,8 @@ final class EmailChangeWorld {
         smtp = try SMTPCapture()
         let links = PublicLinks(baseURL: nil, redirectURLs: nil)
         let outbox = MailOutbox(templates: try MailTemplates(siteName: "Dispatch Test", links: links),
-                                sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch Test"))
+                                sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch Test"),
+                                seal: MailSeal(serverSecret: "email-change-tests-server-secret-0123"))
         let settings = EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links), addressInterval: .milliseconds(1))
         app = try AuthTestServer(emailSettings: settings)
         links.resolveDefault(listenerURL: "http://127.0.0.1:\(app.server.boundPort)")
@@ -28,7 +29,7 @@ final class EmailChangeWorld {
         policy.maxRetry = .milliseconds(400)
         let transport = SMTPTransport(settings: try SMTPSettings(host: "127.0.0.1", port: smtp.port, tls: .starttls, caFile: smtp.caFile),
                                       connectTimeout: .seconds(2), timeout: .seconds(10))
-        sender = MailSender(queue: MailQueue(pool: app.database.pool), transport: transport, envelopeSender: "no-reply@dispatch.test",
+        sender = MailSender(queue: MailQueue(pool: app.database.pool, seal: outbox.seal), transport: transport, envelopeSender: "no-reply@dispatch.test",
                             policy: policy, logger: Logger(label: "email-change-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         sender.start()
     }
