@@ -74,7 +74,7 @@ struct ServeCommand: ParsableCommand {
                                    refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),
                                    kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
                                    emailSettings: configuration.emailAuthSettings(outbox: mail.outbox, links: mail.links),
-                                   logger: logger)
+                                   secureCookies: configuration.consoleSecureCookies, logger: logger)
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, listenOn: session.direct, maxPageBytes: configuration.syncPageMaxBytes,
@@ -87,6 +87,7 @@ struct ServeCommand: ParsableCommand {
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
+        application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily
             ? DailyBackups(target: session.target, directory: configuration.backup.directory, keep: configuration.backup.keep,
                            status: BackupStatus(), logger: logger)
