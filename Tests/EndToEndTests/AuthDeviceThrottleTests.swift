@@ -90,6 +90,14 @@ import Testing
         #expect(try leaked.first?.decode("n", as: Int64.self) == 0)
     }
 
+    /// Behind https (PUBLIC_URL), as `serve` wires it, the browser never sends it over plain HTTP.
+    @Test func theDeviceCookieIsSecureWhenThePublicURLIsHTTPS() throws {
+        let app = try AuthTestServer(secureConsoleCookies: true)
+        let signIn = try Self.login(app, AuthTestServer.password)
+        let header = try #require(signIn.headers.first { $0.name.lowercased() == "set-cookie" && $0.value.hasPrefix("dispatch_device=") }?.value)
+        #expect(header.hasSuffix("; Secure"))
+    }
+
     /// A known device has a budget of its own, not an unlimited one; forged cookies and a
     /// device known for another account count as no device.
     @Test func aKnownDeviceIsThrottledOnItsOwnAndForgedOrForeignCookiesGainNothing() throws {

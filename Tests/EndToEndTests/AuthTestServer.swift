@@ -35,7 +35,7 @@ final class AuthTestServer {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
-                               kdfConcurrency: kdfConcurrency,
+                               kdfConcurrency: kdfConcurrency, secureCookies: secureConsoleCookies,
                                logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
