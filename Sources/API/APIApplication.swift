@@ -29,6 +29,8 @@ public struct APIApplication: Sendable {
     public var mailSender: MailSender?
     /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
     public var backups: BackupStatus?
+    /// Whether PUBLIC_URL is set; unset, `ForwardedHeaderWarnings` warns about https proxies.
+    public var publicURLIsSet = true
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
@@ -96,7 +98,8 @@ public struct APIApplication: Sendable {
         return router
     }
 
-    /// Outermost first: find the real client address, log and count every request with its
+    /// Outermost first: find the real client address (and warn once about forwarded headers
+    /// the server cannot use), log and count every request with its
     /// final status, gzip the final response (errors included, as rendered), render every
     /// error in the style of its route group (`APIErrorRenderer`, the one place for `/v1`);
     /// check the publishable key of the Supabase-compatible families and render their errors
@@ -104,7 +107,8 @@ public struct APIApplication: Sendable {
     /// requires it. All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
-            ClientAddressMiddleware(trustedProxies: trustedProxies), LoggingMiddleware(),
+            ClientAddressMiddleware(trustedProxies: trustedProxies),
+            ForwardedHeaderWarnings(trustedProxies: trustedProxies, publicURLIsSet: publicURLIsSet), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
             CompressionMiddleware(), ErrorMiddleware(renderer: APIErrorRenderer()),
             SupabaseGateway(publishableKey: publishableKey),

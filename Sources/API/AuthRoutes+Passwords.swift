@@ -59,21 +59,35 @@ extension AuthRoutes {
         var user: User
         var sessionID: UUID
         var refreshToken: String
+        /// After a password sign-in: the `Set-Cookie` value of the device's token (`DeviceCookie`).
+        var deviceCookie: String?
+
+        /// `response` with the device cookie, when there is one.
+        func withDeviceCookie(_ response: HTTPResponse) -> HTTPResponse {
+            guard let deviceCookie else { return response }
+            var response = response
+            response.headers.add(name: "Set-Cookie", value: deviceCookie)
+            return response
+        }
     }
 
     static func signIn(_ credentials: SignInCredentials, _ request: HTTPRequest, _ context: RequestContext,
                        _ auth: AuthService) throws -> HTTPResponse {
         let signedIn = try startSession(credentials, request, context, auth)
-        return try .json(auth.tokenResponse(user: signedIn.user, sessionID: signedIn.sessionID, refreshToken: signedIn.refreshToken))
+        return signedIn.withDeviceCookie(
+            try .json(auth.tokenResponse(user: signedIn.user, sessionID: signedIn.sessionID, refreshToken: signedIn.refreshToken)))
     }
 
     /// Checks the throttle and the password and opens a session. Throws 429 `rate_limited` and
     /// 401 `invalid_credentials` (the `/auth/v1` renderer translates both to GoTrue's codes).
+    /// A device that signed in to this account before (its `dispatch_device` cookie) is
+    /// throttled on its own budget; a success (re)sets the cookie.
     static func startSession(_ credentials: SignInCredentials, _ request: HTTPRequest, _ context: RequestContext,
                              _ auth: AuthService) throws -> SignedIn {
         let (email, password) = (credentials.email, credentials.password)
         let address = context.clientAddress
-        if let wait = try auth.throttle.retryAfter(email: email, clientAddress: address) {
+        let known = try knownDevice(request, email: email, auth)
+        if let wait = try auth.throttle.retryAfter(email: email, clientAddress: address, knownDevice: known?.hash) {
             throw rateLimited(wait, "Too many failed sign-in attempts.")
         }
         // Unknown email, missing password, wrong password and deactivated account all cost one
@@ -83,17 +97,29 @@ extension AuthRoutes {
         let matches = auth.hasher.verify(password, against: storedHash) && found?.passwordHash != nil
         guard let user = found?.user, matches, user.isActive else {
             auth.recordLoginFailure()
-            try auth.throttle.record(email: email, clientAddress: address, succeeded: false)
+            try auth.throttle.record(email: email, clientAddress: address, knownDevice: known?.hash, succeeded: false)
             throw HTTPError(status: .unauthorized, code: ErrorCode.invalidCredentials.rawValue, message: "The email or password is incorrect.",
                             extraHeaders: bearerChallenge)
         }
-        try auth.throttle.record(email: email, clientAddress: address, succeeded: true)
+        try auth.throttle.record(email: email, clientAddress: address, knownDevice: known?.hash, succeeded: true)
         if auth.hasher.needsRehash(storedHash) {
             try auth.users.setPasswordHash(userID: user.id, hash: try auth.hasher.hash(password), onlyIfCurrent: storedHash)
         }
-        return try auth.pool.withConnection {
-            try auth.openSession(user, request, context, passwordResetFor: nil, passwordVerified: true, on: $0)
-        }
+        // A token presented for another account (a shared computer) or never issued is
+        // replaced: only a token this account's own sign-in produced becomes its device.
+        let deviceToken = try known?.token ?? SecureRandom.token()
+        try auth.signInDevices.remember(tokenHash: DeviceCookie.hash(deviceToken), userID: user.id)
+        var signedIn = try auth.pool.withConnection { try auth.openSession(user, request, context, passwordResetFor: nil, passwordVerified: true, on: $0) }
+        signedIn.deviceCookie = auth.deviceCookie.header(deviceToken)
+        return signedIn
+    }
+
+    /// The request's device token and its hash, when the device signed in to this account before.
+    private static func knownDevice(_ request: HTTPRequest, email: String,
+                                    _ auth: AuthService) throws -> (token: String, hash: String)? {
+        guard let token = DeviceCookie.presented(request) else { return nil }
+        let hash = DeviceCookie.hash(token)
+        return try auth.signInDevices.isKnown(tokenHash: hash, email: email) ? (token, hash) : nil
     }
 
     static func mailRateLimited(_ wait: Int) -> HTTPError {

@@ -10,11 +10,12 @@ extension AuthService {
     /// Signs in with a password through the API's throttle and KDF (`AuthRoutes.startSession`):
     /// a new sign-in session, recorded with the request's device and address. Throws what
     /// `/v1/auth/login` answers: 429 `rate_limited` (with the wait) or 401 `invalid_credentials`.
+    /// `deviceCookie`: the `Set-Cookie` value that keeps this browser known (`DeviceCookie`).
     public func startSession(email: String, password: String, request: HTTPRequest,
-                             context: RequestContext) throws -> (user: User, sessionID: UUID) {
+                             context: RequestContext) throws -> (user: User, sessionID: UUID, deviceCookie: String?) {
         let credentials = AuthRoutes.SignInCredentials(email: email.trimmingCharacters(in: .whitespaces), password: password)
         let signedIn = try AuthRoutes.startSession(credentials, request, context, self)
-        return (signedIn.user, signedIn.sessionID)
+        return (signedIn.user, signedIn.sessionID, signedIn.deviceCookie)
     }
 
     /// The API's rule that an admin cannot demote or deactivate themselves (`UserRoutes.selfLockout`).

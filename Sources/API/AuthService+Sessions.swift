@@ -19,6 +19,6 @@ extension AuthService {
             userAgent: request.headers["User-Agent"].map { String($0.prefix(512)) }, clientAddress: context.clientAddress,
             passwordResetFor: passwordResetFor, passwordVerified: passwordVerified, on: connection
         )
-        return AuthRoutes.SignedIn(user: user, sessionID: sessionID, refreshToken: refreshToken)
+        return AuthRoutes.SignedIn(user: user, sessionID: sessionID, refreshToken: refreshToken, deviceCookie: nil)
     }
 }

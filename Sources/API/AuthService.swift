@@ -17,6 +17,10 @@ public final class AuthService: Sendable {
     public let apiKeys: APIKeyStore
     public let avatars: AvatarStore
     public let throttle: LoginThrottle
+    /// The devices accounts signed in on, which the throttle spares (`DeviceCookie`).
+    public let signInDevices: SignInDevices
+    /// How the device cookie is set (Secure when PUBLIC_URL is https).
+    let deviceCookie: DeviceCookie
     public let signer: JWTSigner
     /// `signer.verify` with memory: each distinct token is checked once (AuthMiddleware).
     public let verifiedTokens: VerifiedTokenCache
@@ -53,6 +57,7 @@ public final class AuthService: Sendable {
                 kdfConcurrency: Int = PasswordWork.defaultConcurrency,
                 emailSettings: EmailAuthSettings? = nil,
                 deviceFlushInterval: Duration = DeviceActivity.defaultInterval,
+                secureCookies: Bool = false,
                 logger: Logger = Logger(label: "auth")) throws {
         self.pool = pool
         users = UserStore(pool: pool)
@@ -60,6 +65,8 @@ public final class AuthService: Sendable {
         apiKeys = APIKeyStore(pool: pool)
         avatars = AvatarStore(pool: pool)
         throttle = LoginThrottle(pool: pool, limits: throttleLimits)
+        signInDevices = SignInDevices(pool: pool)
+        deviceCookie = DeviceCookie(secure: secureCookies)
         signer = JWTSigner(secret: jwtSecret)
         verifiedTokens = VerifiedTokenCache(signer: signer)
         self.hasher = hasher

@@ -44,7 +44,8 @@ enum ConsoleSignInRoutes {
     static func signIn(_ site: ConsoleSite, email: String, password: String, secret: String,
                        _ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
         do {
-            let (user, sessionID) = try site.auth.startSession(email: email, password: password, request: request, context: context)
+            let (user, sessionID, deviceCookie) = try site.auth.startSession(email: email, password: password,
+                                                                             request: request, context: context)
             let device = "\(ConsoleDevice.describe(request.headers["User-Agent"])) at \(context.clientAddress)"
             guard user.isAdmin else {
                 try site.auth.sessions.revoke(sessionID: sessionID, reason: .logout)
@@ -60,10 +61,11 @@ enum ConsoleSignInRoutes {
                                      expiresAt: Date().addingTimeInterval(ConsoleSite.sessionLifetime))
             try site.audit.record(actorID: user.id, actorEmail: user.email, action: "console.sign-in", targetType: "session",
                                   targetID: sessionID.uuidString.lowercased(), summary: "Signed in to the console (\(device))")
+            // The device cookie keeps this browser known to the sign-in throttle (API's DeviceCookie).
             return site.redirect(ConsoleNav.home, setCookies: [
                 site.cookies.set(ConsoleCookies.session, token, maxAge: Int(ConsoleSite.sessionLifetime)),
                 site.cookies.clear(ConsoleCookies.signIn),
-            ])
+            ] + (deviceCookie.map { [$0] } ?? []))
         } catch let error as HTTPError where error.status == .tooManyRequests || error.status == .unauthorized {
             return form(site, secret: secret, email: email, error: error.message, status: error.status, cookie: nil)
         } catch {

@@ -2,9 +2,10 @@ import Foundation
 import Logging
 
 /// Development delivery, used when no SMTP_HOST is set (scripts/serve, the embedded
-/// default): each mail is written to `<DATA_DIR>/mail/<time>-<id>.eml`, openable in any mail
-/// program, and its plain-text part is logged, so a sign-in code can be read from the
-/// terminal on a fresh machine. Never used when SMTP is configured.
+/// default): each mail is written to `<DATA_DIR>/mail/<time>-<id>.eml` (0600), openable in
+/// any mail program. Only the file's path is logged, never the message: logs are read and
+/// shipped by more people than the mailbox, and a code or link there would let any of them
+/// take over the account it was sent to. Never used when SMTP is configured.
 public struct FileMailTransport: MailTransport {
     public let directory: String
     let logger: Logger
@@ -28,9 +29,6 @@ public struct FileMailTransport: MailTransport {
         guard FileManager.default.createFile(atPath: path, contents: Data(message.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw MailDeliveryError("cannot write \(path)")
         }
-        logger.info("mail not sent: no SMTP_HOST configured; written to a file", metadata: [
-            "to": .string(recipient), "file": .string(path),
-            "text": .string(MailMessage.plainText(of: message) ?? ""),
-        ])
+        logger.info("mail not sent: no SMTP_HOST configured; written to a file", metadata: ["file": .string(path)])
     }
 }

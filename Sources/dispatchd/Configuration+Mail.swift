@@ -21,6 +21,12 @@ extension Configuration {
         var publicURL: String?
         /// AUTH_REDIRECT_URLS; nil: PUBLIC_URL only.
         var authRedirectURLs: [String]?
+        /// MAIL_FILE_DELIVERY (default false): without SMTP_HOST, files are deliberate even
+        /// though PUBLIC_URL is https (`MailWiring` refuses that combination otherwise).
+        var fileDeliveryDeliberate = false
+
+        /// PUBLIC_URL is https: a production address, where nobody reads DATA_DIR/mail.
+        var publicURLIsHTTPS: Bool { publicURL?.lowercased().hasPrefix("https://") ?? false }
 
         static let developmentSender = "Dispatch <no-reply@localhost>"
 
@@ -55,12 +61,21 @@ extension Configuration {
             }
             let publicURL = try reader.string(.publicURL).map { text throws(ConfigurationError) in try publicBase(text) }
             let redirects = try reader.string(.authRedirectURLs).map { text throws(ConfigurationError) in try redirectList(text) }
+            let fileDelivery: Bool
+            switch reader.string(.mailFileDelivery)?.lowercased() {
+            case nil, "false": fileDelivery = false
+            case "true": fileDelivery = true
+            case let other?: throw ConfigurationError("MAIL_FILE_DELIVERY must be true or false (got \"\(other)\")")
+            }
+            if fileDelivery, host != nil {
+                throw ConfigurationError("MAIL_FILE_DELIVERY=true and SMTP_HOST are both set: mail goes to one place; unset one")
+            }
             return MailSettings(
                 smtp: smtp, sender: sender, siteName: reader.string(.mailSiteName) ?? "Dispatch",
                 templatesDirectory: reader.string(.mailTemplatesDirectory),
                 maxAttempts: try reader.integer(.mailMaxAttempts, default: 10, in: 1...100),
                 retryInitial: try reader.seconds(.mailRetryInitial, default: 30),
-                publicURL: publicURL, authRedirectURLs: redirects)
+                publicURL: publicURL, authRedirectURLs: redirects, fileDeliveryDeliberate: fileDelivery)
         }
 
         /// An http(s) URL with a host and neither query nor fragment; stored without a trailing slash.

@@ -29,6 +29,15 @@ struct MailWiring {
             logger.info("mail goes out through SMTP", metadata: ["smtp_host": .string(smtp.host), "smtp_port": .stringConvertible(smtp.port),
                                                                   "smtp_tls": .string(smtp.tls.rawValue)])
         } else {
+            // An https PUBLIC_URL is a production address: there, mail that only goes to files
+            // reaches nobody, so it must be a decision, not a forgotten SMTP_HOST.
+            if settings.publicURLIsHTTPS, !settings.fileDeliveryDeliberate {
+                throw ConfigurationError("""
+                    PUBLIC_URL is https but SMTP_HOST is not set: mail would only be written to files under DATA_DIR/mail \
+                    and nobody would receive a sign-in code or a password reset. Set SMTP_HOST (docs/operators/mail.md), \
+                    or MAIL_FILE_DELIVERY=true if files are deliberate (a staging server)
+                    """)
+            }
             let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path + "/mail"
             do {
                 transport = try FileMailTransport(directory: directory, logger: logger)
@@ -36,7 +45,7 @@ struct MailWiring {
                 throw ConfigurationError(error.description)
             }
             // Loud on purpose: a production instance without SMTP_HOST sends nobody anything.
-            logger.warning("no SMTP_HOST: mail is not sent, only written to files and the log", metadata: ["directory": .string(directory)])
+            logger.warning("no SMTP_HOST: mail is not sent, only written to files", metadata: ["directory": .string(directory)])
         }
         var policy = MailSender.Policy()
         policy.maxAttempts = settings.maxAttempts

@@ -74,7 +74,7 @@ struct ServeCommand: ParsableCommand {
                                    refreshReuseGrace: .milliseconds(Int64(configuration.refreshReuseGrace * 1000)),
                                    kdfConcurrency: configuration.kdfConcurrency ?? PasswordWork.defaultConcurrency,
                                    emailSettings: configuration.emailAuthSettings(outbox: mail.outbox, links: mail.links),
-                                   logger: logger)
+                                   secureCookies: configuration.consoleSecureCookies, logger: logger)
         try auth.start()
         defer { auth.stop() }
         let sync = SyncService(pool: session.pool, listenOn: session.direct, maxPageBytes: configuration.syncPageMaxBytes,
@@ -88,6 +88,7 @@ struct ServeCommand: ParsableCommand {
                                          realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
+        application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily
             ? DailyBackups(maker: BackupMaker(target: session.target,
                                               keys: BackupKeyring(secret: configuration.backup.key ?? jwtSecret,

@@ -58,6 +58,7 @@ enum Setting: String, CaseIterable, Sendable {
     case smtpCAFile = "SMTP_CA_FILE"
     case publicURL = "PUBLIC_URL"
     case authRedirectURLs = "AUTH_REDIRECT_URLS"
+    case mailFileDelivery = "MAIL_FILE_DELIVERY"
     case mailSiteName = "MAIL_SITE_NAME"
     case mailTemplatesDirectory = "MAIL_TEMPLATES_DIR"
     case mailMaxAttempts = "MAIL_MAX_ATTEMPTS"

@@ -36,7 +36,7 @@ final class AuthTestServer {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
-                               kdfConcurrency: kdfConcurrency, emailSettings: emailSettings,
+                               kdfConcurrency: kdfConcurrency, emailSettings: emailSettings, secureCookies: secureConsoleCookies,
                                logger: Logger(label: "auth-e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,

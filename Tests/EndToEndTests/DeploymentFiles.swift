@@ -67,6 +67,36 @@ enum DeploymentFiles {
         Set(matches(#"^([A-Z0-9_]+)="#, in: try text(".env.example")))
     }
 
+    /// `NAME: value` pairs directly inside a service's `environment:` section.
+    static func composeEnvironment(in service: [Substring]) -> [String: String] {
+        guard let start = service.firstIndex(where: { $0 == "    environment:" }) else { return [:] }
+        var pairs: [String: String] = [:]
+        for line in block(Array(service), after: start - service.startIndex, indent: 4) {
+            let trimmed = line.drop { $0 == " " }
+            guard line.count - trimmed.count == 6, let colon = trimmed.firstIndex(of: ":") else { continue }
+            pairs[String(trimmed[..<colon])] = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return pairs
+    }
+
+    /// The value of a one-line `key: value` directly inside a service (`    key: value`).
+    static func composeValue(in service: [Substring], key: String) -> String? {
+        service.first { $0.hasPrefix("    \(key): ") }.map { String($0.dropFirst(key.count + 6)) }
+    }
+
+    /// The value of `NAME=` in .env.example, and whether a comment explains its block (the
+    /// lines above it up to a blank line).
+    static func envExampleEntry(_ name: String) throws -> (value: String, commented: Bool)? {
+        let lines = try text(".env.example").split(separator: "\n", omittingEmptySubsequences: false)
+        guard let index = lines.firstIndex(where: { $0.hasPrefix(name + "=") }) else { return nil }
+        var commented = false
+        for line in lines[..<index].reversed() {
+            if line.isEmpty { break }
+            if line.hasPrefix("#") { commented = true; break }
+        }
+        return (String(lines[index].dropFirst(name.count + 1)), commented)
+    }
+
     /// `ENV A=1 \ B=2` (continuation lines included) in the runtime stage.
     static func dockerfileEnvVariables() throws -> Set<String> {
         let dockerfile = try text("Dockerfile").replacingOccurrences(of: "\\\n", with: " ")

@@ -31,16 +31,18 @@ import Testing
         #expect(names.subtracting(known) == [])
     }
 
-    @Test func envExampleAndComposeInterpolationNameTheSameVariables() throws {
+    @Test func envExampleNamesWhatComposeInterpolatesAndOnlyWhatReachesSomething() throws {
         let example = try DeploymentFiles.envExampleVariables()
         let interpolated = try DeploymentFiles.composeInterpolatedVariables()
-        #expect(example.subtracting(interpolated) == [], "in .env.example but unused by docker-compose.yml")
+        let settings = try DeploymentFiles.configurationVariables()
         #expect(interpolated.subtracting(example) == [], "used by docker-compose.yml but missing from .env.example")
+        #expect(example.subtracting(interpolated).subtracting(settings) == [],
+                "in .env.example but neither used by docker-compose.yml nor read by dispatchd")
     }
 
     @Test func envExampleNamesOnlyDispatchdOrComposeVariables() throws {
         let known = try DeploymentFiles.configurationVariables()
-        let composeOnly: Set = ["POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "SERVER_PORT"]
+        let composeOnly: Set = ["POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "SERVER_PORT", "SITE_ADDRESS"]
         #expect(try DeploymentFiles.envExampleVariables().subtracting(known).subtracting(composeOnly) == [])
     }
 

@@ -18,7 +18,7 @@ enum GoTrueRoutes {
                 let credentials = try GoTrueBody.signInCredentials(request)
                 return respondOnKDFPool(auth, context) {
                     let signedIn = try AuthRoutes.startSession(credentials, request, context, auth)
-                    return try session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken)
+                    return signedIn.withDeviceCookie(try session(auth, signedIn.user, signedIn.sessionID, signedIn.refreshToken))
                 }
             case "refresh_token":
                 var body = try GoTrueBody(request, allowed: ["refresh_token"])
