@@ -57,6 +57,7 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable, CustomStringCon
     case databaseUnavailable = "database_unavailable"
     case transactionConflict = "transaction_conflict"
     case databaseTimeout = "database_timeout"
+    case outcomeUnknown = "outcome_unknown"
     case notReady = "not_ready"
     case shuttingDown = "shutting_down"
     case internalError = "internal_error"
