@@ -8,6 +8,8 @@ CREATE TABLE idempotency_keys (
     fingerprint text NOT NULL,
     status integer,
     content_type text,
+    location text,
+    etag text,
     body text,
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (caller, route, key)

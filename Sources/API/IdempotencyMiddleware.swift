@@ -34,11 +34,14 @@ struct IdempotencyMiddleware: Middleware {
         let fingerprint = HMACSHA256.hex(key: Self.fingerprintKey, "\(request.query ?? "")\n")
             + HMACSHA256.hex(key: Self.fingerprintKey, String(decoding: request.body, as: UTF8.self))
         switch try store.claim(caller: principal.userID, route: route, key: key, fingerprint: fingerprint) {
-        case .replay(let status, let contentType, let body):
+        case .replay(let answer):
             var headers = HTTPHeaders()
-            if let contentType { headers.set(name: "Content-Type", value: contentType) }
+            for (name, value) in [("Content-Type", answer.contentType), ("Location", answer.location), ("ETag", answer.etag)] {
+                if let value { headers.set(name: name, value: value) }
+            }
             headers.set(name: Self.replayedHeader, value: "true")
-            return .response(HTTPResponse(status: HTTPStatus(code: status, reason: ""), headers: headers, body: Array(body.utf8)))
+            return .response(HTTPResponse(status: HTTPStatus(code: answer.status, reason: ""), headers: headers,
+                                          body: Array(answer.body.utf8)))
         case .mismatch:
             throw DomainError(.invalidInput, .idempotencyKeyReused,
                               "This Idempotency-Key was used with a different request. Use a new key for a new request.")
@@ -59,13 +62,18 @@ struct IdempotencyMiddleware: Middleware {
             giveBack(key, route: route, caller: caller, context)
             throw error
         }
-        guard case .response(let response) = reply, (200..<300).contains(response.status.code) else {
+        // Kept as text: every /v1 answer is JSON; anything else is not kept (the retry runs again).
+        guard case .response(let response) = reply, (200..<300).contains(response.status.code),
+              let body = String(bytes: response.body, encoding: .utf8)
+        else {
             giveBack(key, route: route, caller: caller, context)
             return reply
         }
         do {
-            try store.complete(caller: caller, route: route, key: key, status: response.status.code,
-                               contentType: response.headers["Content-Type"], body: String(decoding: response.body, as: UTF8.self))
+            let answer = IdempotencyKeyStore.Answer(
+                status: response.status.code, contentType: response.headers["Content-Type"], location: response.headers["Location"],
+                etag: response.headers["ETag"], body: body)
+            try store.complete(caller: caller, route: route, key: key, answer: answer)
         } catch {
             // The write is done and answered; a retry within two minutes gets 409, then runs again.
             context.logger.warning("cannot keep the answer of an Idempotency-Key", metadata: ["error": "\(error)"])

@@ -18,7 +18,24 @@ public struct IdempotencyKeyStore: Sendable {
         /// The key was used with a different request.
         case mismatch
         /// The key's first answer, to send again.
-        case replay(status: Int, contentType: String?, body: String)
+        case replay(Answer)
+    }
+
+    /// A kept answer: what a retry is sent again.
+    public struct Answer: Sendable, Equatable {
+        public var status: Int
+        public var contentType: String?
+        public var location: String?
+        public var etag: String?
+        public var body: String
+
+        public init(status: Int, contentType: String?, location: String?, etag: String?, body: String) {
+            self.status = status
+            self.contentType = contentType
+            self.location = location
+            self.etag = etag
+            self.body = body
+        }
     }
 
     let pool: PostgresPool
@@ -32,28 +49,31 @@ public struct IdempotencyKeyStore: Sendable {
             let claimed = try connection.query("""
                 INSERT INTO idempotency_keys AS k (caller, route, key, fingerprint) VALUES (\(caller), \(route), \(key), \(fingerprint))
                 ON CONFLICT (caller, route, key) DO UPDATE
-                    SET fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, body = NULL, created_at = now()
+                    SET fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, location = NULL, etag = NULL,
+                        body = NULL, created_at = now()
                     WHERE k.created_at < now() - make_interval(hours => \(Self.retentionHours)::int)
                        OR (k.status IS NULL AND k.created_at < now() - make_interval(secs => \(Self.abandonedAfterSeconds)))
                 RETURNING 1 AS claimed
                 """)
             if !claimed.isEmpty { return .execute }
             let rows = try connection.query("""
-                SELECT fingerprint, status, content_type, body FROM idempotency_keys
+                SELECT fingerprint, status, content_type, location, etag, body FROM idempotency_keys
                 WHERE caller = \(caller) AND route = \(route) AND key = \(key)
                 """)
             // Gone in between (its request failed and gave the key back): the retry may run.
             guard let row = rows.first else { return .inProgress }
             guard try row.decode("fingerprint", as: String.self) == fingerprint else { return .mismatch }
             guard let status: Int = try row.decode("status") else { return .inProgress }
-            return .replay(status: status, contentType: try row.decode("content_type"), body: try row.decode("body") ?? "")
+            return .replay(Answer(status: status, contentType: try row.decode("content_type"), location: try row.decode("location"),
+                                  etag: try row.decode("etag"), body: try row.decode("body") ?? ""))
         }
     }
 
     /// Keeps the answer of the request that holds the key.
-    public func complete(caller: UUID, route: String, key: String, status: Int, contentType: String?, body: String) throws {
+    public func complete(caller: UUID, route: String, key: String, answer: Answer) throws {
         try pool.execute("""
-            UPDATE idempotency_keys SET status = \(status), content_type = \(contentType), body = \(body)
+            UPDATE idempotency_keys SET status = \(answer.status), content_type = \(answer.contentType),
+                location = \(answer.location), etag = \(answer.etag), body = \(answer.body)
             WHERE caller = \(caller) AND route = \(route) AND key = \(key) AND status IS NULL
             """)
     }
