@@ -104,7 +104,8 @@ public struct APIApplication: Sendable {
     /// error in the style of its route group (`APIErrorRenderer`, the one place for `/v1`);
     /// check the publishable key of the Supabase-compatible families and render their errors
     /// in their wire shape (`SupabaseGateway`); then authenticate requests whose route
-    /// requires it. All of them read the route the server resolved once.
+    /// requires it, and replay `/v1` writes sent again with the same `Idempotency-Key`
+    /// (`IdempotencyMiddleware`). All of them read the route the server resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies),
@@ -114,6 +115,6 @@ public struct APIApplication: Sendable {
             SupabaseGateway(publishableKey: publishableKey),
         ]
         guard let auth else { return base }
-        return base + [AuthMiddleware(auth: auth)]
+        return base + [AuthMiddleware(auth: auth), IdempotencyMiddleware(store: IdempotencyKeyStore(pool: auth.pool))]
     }
 }

@@ -30,7 +30,9 @@ public struct APIErrorRenderer: ErrorRendering {
     /// The one function that picks an error's wire shape: by the style of the request's route
     /// group or path family. Each shape's renderer logs what deserves it.
     static func response(for error: any Error, style: ErrorStyle, context: RequestContext) -> HTTPResponse {
-        switch style {
+        let safe = context.route.map { $0.method == .get || $0.method == .head } ?? false
+        let error = DatabaseErrorMapping.forMethod(error, safe: safe)
+        return switch style {
         case .goTrue: GoTrueErrorRenderer.response(for: error, context: context)
         case .postgREST: RestErrorMapping.response(for: error, context: context)
         case .storage: StorageErrorRenderer.response(for: error, context: context)

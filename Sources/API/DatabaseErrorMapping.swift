@@ -15,6 +15,11 @@ public enum DatabaseErrorMapping {
     public static let retryAfterSeconds = 1
 
     public static func domainError(for error: PostgresError) -> DomainError {
+        // Not "nothing happened": a retry without the same id could make a duplicate.
+        if error.outcomeUnknown {
+            return DomainError(.unavailable, .outcomeUnknown,
+                               "The connection to the database was lost after the change was sent: it may or may not have been saved. Retry with the same id, or read it back first.")
+        }
         if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed {
             return DomainError(.unavailable, .databaseUnavailable, "The database is temporarily unavailable. Try again shortly.")
         }
@@ -48,6 +53,14 @@ public enum DatabaseErrorMapping {
 
     /// The contract answer for `error` (for callers outside a route's rendering, such as the
     /// sync feed's parked requests).
+    /// A read cannot have changed anything, so "outcome unknown" would only confuse: safe
+    /// methods answer `database_unavailable` for a lost connection.
+    public static func forMethod(_ error: any Error, safe: Bool) -> any Error {
+        guard safe, var database = error as? PostgresError, database.outcomeUnknown else { return error }
+        database.outcomeUnknown = false
+        return database
+    }
+
     public static func httpError(for error: PostgresError) -> HTTPError {
         APIErrorRenderer.contract(domainError(for: error))
     }

@@ -5,11 +5,14 @@ import Postgres
 /// migrations, unedited. Migrations newer than the build are fine: in a rolling upgrade the
 /// first new instance migrates while old ones still serve, and the expand/contract rule
 /// (docs/operators/upgrades.md) keeps every migration readable by the previous release, so
-/// the old instances stay in the load balancer's rotation. A database outage answers "not
-/// ready" within the pool's acquisition timeout instead of hanging the probe.
+/// the old instances stay in the load balancer's rotation. Whatever the database does (down,
+/// or silent behind a partition), the answer comes within `answerLimit` (`ReadinessDeadline`).
 public struct DatabaseReadinessCheck: ReadinessCheck {
+    /// Below the 1 s that docs/operators/observability.md promises, leaving room to answer.
+    public static let answerLimit: Duration = .milliseconds(800)
     let pool: PostgresPool
     let migrator: Migrator
+    private let deadline = ReadinessDeadline(limit: Self.answerLimit)
 
     public init(pool: PostgresPool, migrator: Migrator) {
         self.pool = pool
@@ -17,6 +20,12 @@ public struct DatabaseReadinessCheck: ReadinessCheck {
     }
 
     public func check() -> Readiness {
+        let pool = pool
+        let migrator = migrator
+        return deadline.check { Self.checkNow(pool: pool, migrator: migrator) }
+    }
+
+    static func checkNow(pool: PostgresPool, migrator: Migrator) -> Readiness {
         do {
             let status = try migrator.status(pool: pool)
             if !status.checksumMismatches.isEmpty { return .notReady(reason: "applied migrations differ from this server's files") }

@@ -24,6 +24,12 @@ enum MetricsRoutes {
                 output.sample("db_query_duration_seconds_bucket", [("le", "+Inf")], timings.count)
                 output.sample("db_query_duration_seconds_sum", [], timings.sum)
                 output.sample("db_query_duration_seconds_count", [], timings.count)
+                output.family("db_after_commit_notify_failures_total", type: "counter",
+                              help: "Wake-ups after a committed write that failed; the write was answered as committed and the fan-out's safety read delivered it.")
+                output.sample("db_after_commit_notify_failures_total", [], pool.faultCounters.afterCommitNotifyFailures)
+                output.family("db_unanswered_statements_total", type: "counter",
+                              help: "Statements given up because the database sent no answer within DB_STATEMENT_TIMEOUT plus 2 s; each answered 503.")
+                output.sample("db_unanswered_statements_total", [], pool.faultCounters.unansweredStatements)
             }
             if let auth {
                 output.family("auth_login_failures_total", type: "counter", help: "Sign-ins refused for a wrong email, password or a deactivated account.")

@@ -24,6 +24,8 @@ public final class SyncService: Sendable {
     let fanout: ChangeFanout
     let waiters: SyncWaiters
     private let pruner: SyncHistoryPruner
+    /// The instance's other hourly housekeeping: `Idempotency-Key` answers past 24 hours.
+    private let idempotencyPruner: IdempotencyKeyPruner
     private let logger: Logger
     private let memoryAnswers = Mutex(0)
 
@@ -43,6 +45,7 @@ public final class SyncService: Sendable {
         self.waiters = waiters
         self.logger = logger
         pruner = SyncHistoryPruner(feed: feed, keep: Self.historyRetention, interval: .seconds(3600), logger: logger)
+        idempotencyPruner = IdempotencyKeyPruner(store: IdempotencyKeyStore(pool: pool), interval: .seconds(3600), logger: logger)
     }
 
     /// Starts the change stream and the hourly history pruning. Idempotent. (A long-poll also
@@ -50,10 +53,12 @@ public final class SyncService: Sendable {
     public func start() {
         fanout.start()
         pruner.start()
+        idempotencyPruner.start()
     }
 
     public func stop() {
         pruner.stop()
+        idempotencyPruner.stop()
         fanout.stop()
         waiters.stop()
     }

@@ -45,6 +45,8 @@ public struct Migrator: Sendable {
         let files = try loadMigrations()
         // Long migrations, and waiting for another migrator, must not hit statement_timeout.
         try connection.execute("SELECT set_config('statement_timeout', '0', false)")
+        connection.answerDeadlineLifted = true
+        defer { connection.answerDeadlineLifted = false }
         try connection.execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
         defer {
             _ = try? connection.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")

@@ -1,4 +1,5 @@
 import CLibPQ
+import Logging
 
 /// NOTIFY after commit instead of at commit (`Configuration.afterCommitChannels`, migrations/0026).
 ///
@@ -28,15 +29,8 @@ extension PostgresConnection {
     /// error is what the caller sees; the owed NOTIFY is still attempted (a script may have
     /// committed a transaction before a later statement failed).
     func notifyingAfterCommit<Result>(_ body: () throws -> Result) throws -> Result {
-        let result: Result
-        do {
-            result = try body()
-        } catch {
-            try? sendOwedNotifications()
-            throw error
-        }
-        try sendOwedNotifications()
-        return result
+        defer { sendOwedNotifications() }
+        return try body()
     }
 
     /// The notice receiver's part: remember a channel this session must notify after commit.
@@ -51,14 +45,24 @@ extension PostgresConnection {
     }
 
     /// Notifies every owed channel, each in its own implicit transaction, once no transaction
-    /// is open (inside one, the commit is still to come). Throws when a NOTIFY fails: the write
-    /// committed, but it must not be acknowledged as if its wake-up had been sent.
-    private func sendOwedNotifications() throws {
+    /// is open (inside one, the commit is still to come). A failed NOTIFY never fails the
+    /// caller: the write is committed, and answering otherwise would tell a client to retry a
+    /// change that is in the database. It is logged and counted instead, and the fan-out's
+    /// safety read (ChangeFanout, every few seconds) delivers the change without a wake-up.
+    private func sendOwedNotifications() {
         guard !owedNotifications.isEmpty, transactionStatus == .idle else { return }
         let channels = owedNotifications.sorted()
         owedNotifications.removeAll()
         for channel in channels {
-            try query("SELECT pg_notify(\(channel), '')")
+            do {
+                try query("SELECT pg_notify(\(channel), '')")
+            } catch {
+                faultCounters?.recordAfterCommitNotifyFailure()
+                Self.faultLogger.warning("after-commit wake-up failed; the committed change reaches listeners by the safety read",
+                                         metadata: ["channel": "\(channel)", "error": "\(error)"])
+            }
         }
     }
+
+    static let faultLogger = Logger(label: "postgres.notify")
 }

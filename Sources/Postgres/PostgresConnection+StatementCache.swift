@@ -20,7 +20,7 @@ extension PostgresConnection {
         let autocommit = transactionStatus == .idle
         if let name = statementCache.name(for: key) {
             do {
-                return try executePrepared(name, query.binds, on: connection)
+                return try executePrepared(name, query, on: connection)
             } catch let error as PostgresError where error.code == .invalidSQLStatementName {
                 statementCache.removeAll()
                 guard autocommit else { throw error }
@@ -31,10 +31,11 @@ extension PostgresConnection {
         }
         deallocateEvictedStatements()
         let name = statementCache.makeName()
-        let prepared = PQprepare(connection, name, query.sql, Int32(types.count), types)
-        _ = try PostgresResult.consume(prepared, connection: connection)
+        _ = try exchange(connection, sql: query.sql, executes: false) {
+            PQsendPrepare(connection, name, query.sql, Int32(types.count), types)
+        }
         statementCache.insert(key, name: name)
-        return try executePrepared(name, query.binds, on: connection)
+        return try executePrepared(name, query, on: connection)
     }
 
     /// DEALLOCATEs statements evicted from the cache, but only between transactions: inside
@@ -46,14 +47,17 @@ extension PostgresConnection {
               !statementCache.pendingDeallocations.isEmpty
         else { return }
         for name in statementCache.takePendingDeallocations() {
-            if let result = PQexec(connection, "DEALLOCATE \(name)") { PQclear(result) }
+            let sql = "DEALLOCATE \(name)"
+            _ = try? exchange(connection, sql: sql, executes: false) { PQsendQuery(connection, sql) }
+            guard isHealthy else { return }
         }
     }
 
-    private func executePrepared(_ name: String, _ binds: [PostgresBind], on connection: OpaquePointer) throws -> PostgresRows {
-        try withCParameters(binds) { values, _ in
-            let result = PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 0)
-            return try PostgresResult.consume(result, connection: connection)
+    private func executePrepared(_ name: String, _ query: PostgresQuery, on connection: OpaquePointer) throws -> PostgresRows {
+        try withCParameters(query.binds) { values, _ in
+            try exchange(connection, sql: query.sql) {
+                PQsendQueryPrepared(connection, name, Int32(values.count), values, nil, nil, 0)
+            }
         }
     }
 }

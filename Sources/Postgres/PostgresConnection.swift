@@ -19,8 +19,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Channels whose NOTIFY this session owes after its current transaction commits
     /// (`+AfterCommitNotify.swift`); filled by the notice receiver.
     var owedNotifications: Set<String> = []
+    /// A statement went unanswered past its deadline (`+AnswerDeadline.swift`): never reused.
+    var answerDeadlinePassed = false
+    /// Set by whoever turned `statement_timeout` off on this session (migrations, bulk seeding),
+    /// whose statements may run long: then answers are waited for without a deadline.
+    public var answerDeadlineLifted = false
     /// Where statement round trips are recorded; set by the pool for its connections.
     public var timings: QueryTimings?
+    /// Where faults this connection survived are counted; set by the pool for its connections.
+    public var faultCounters: PostgresFaultCounters?
 
     public convenience init(configuration: Configuration) throws {
         try self.init(configuration: configuration, connectTimeout: configuration.connectTimeout)
@@ -67,8 +74,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// One statement as the unnamed statement: parsed and planned on every call.
     func unnamedQuery(_ query: PostgresQuery, on connection: OpaquePointer) throws -> PostgresRows {
         try withCParameters(query.binds) { values, types in
-            let result = PQexecParams(connection, query.sql, Int32(values.count), types, values, nil, nil, 0)
-            return try PostgresResult.consume(result, connection: connection)
+            try exchange(connection, sql: query.sql) {
+                PQsendQueryParams(connection, query.sql, Int32(values.count), types, values, nil, nil, 0)
+            }
         }
     }
 
@@ -105,14 +113,16 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         } else {
             let types = query.binds.map(\.typeOID)
-            let result = PQprepare(connection, name, query.sql, Int32(types.count), types)
-            _ = try PostgresResult.consume(result, connection: connection)
+            _ = try exchange(connection, sql: query.sql, executes: false) {
+                PQsendPrepare(connection, name, query.sql, Int32(types.count), types)
+            }
             preparedStatements[name] = query.sql
         }
         do {
             return try withCParameters(query.binds) { values, _ in
-                let result = PQexecPrepared(connection, name, Int32(values.count), values, nil, nil, 0)
-                return try PostgresResult.consume(result, connection: connection)
+                try exchange(connection, sql: query.sql) {
+                    PQsendQueryPrepared(connection, name, Int32(values.count), values, nil, nil, 0)
+                }
             }
         } catch let error as PostgresError
             where mayRePrepare && error.code == .invalidSQLStatementName && transactionStatus == .idle {
@@ -127,7 +137,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// files and fixed setup scripts only — never for anything containing input.
     public func runTrustedScript(_ sql: String) throws {
         let connection = try liveHandle()
-        try notifyingAfterCommit { _ = try PostgresResult.consume(PQexec(connection, sql), connection: connection) }
+        try notifyingAfterCommit { _ = try exchange(connection, sql: sql) { PQsendQuery(connection, sql) } }
     }
 
     /// `SELECT pg_notify(channel, payload)`.
@@ -172,8 +182,8 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     func rollbackQuietly() {
-        guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
-        if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !answerDeadlinePassed else { return }
+        _ = try? exchange(handle, sql: "ROLLBACK") { PQsendQuery(handle, "ROLLBACK") }
         // What the rolled-back transaction wrote never became visible: nobody to wake.
         if transactionStatus == .idle { owedNotifications.removeAll() }
     }
@@ -183,7 +193,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The connection is open and libpq believes it is usable. Does no I/O.
     public var isHealthy: Bool {
         guard let handle else { return false }
-        return PQstatus(handle) == CONNECTION_OK && !serverAnnouncedTermination
+        return PQstatus(handle) == CONNECTION_OK && !serverAnnouncedTermination && !answerDeadlinePassed
     }
 
     public var transactionStatus: TransactionStatus {
@@ -201,7 +211,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// has nothing to say, so a readable socket means the server sent an error (e.g. it was
     /// terminated or is shutting down) or closed the connection.
     func isIdleConnectionAlive() -> Bool {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, !serverAnnouncedTermination else { return false }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !serverAnnouncedTermination, !answerDeadlinePassed else { return false }
         // A terminated backend sends a FATAL message and then closes; one PQconsumeInput may
         // read only the message, so keep reading while the socket stays readable to reach EOF.
         for _ in 0..<4 {
@@ -226,6 +236,7 @@ public final class PostgresConnection: @unchecked Sendable {
         statementCache.removeAll()
         owedNotifications.removeAll()
         serverAnnouncedTermination = false
+        answerDeadlinePassed = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw PostgresResult.connectionError(handle, fallback: "reset failed")
@@ -293,9 +304,11 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private static func connect(_ configuration: Configuration, connectTimeout: Duration) throws -> OpaquePointer {
         let timeoutSeconds = max(2, (connectTimeout.postgresMilliseconds + 999) / 1000)
-        // Order matters: later keywords override what the expanded conninfo (dbname) sets.
+        // Order matters: later keywords override what the expanded conninfo (dbname) sets, so
+        // the TCP liveness settings are defaults an operator's URL may change.
         let settings: [(String, String)] = [
             ("fallback_application_name", configuration.applicationName),
+        ] + Self.tcpLivenessSettings + [
             ("dbname", configuration.conninfo),
             ("connect_timeout", String(timeoutSeconds)),
             ("client_encoding", "UTF8"),

@@ -29,6 +29,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var table: String?
     public var column: String?
     public var severity: String?
+    /// The connection was lost after a statement that may commit (an autocommit statement, or
+    /// COMMIT) was sent: the change may or may not be in the database.
+    public var outcomeUnknown = false
 
     public init(
         kind: Kind, code: Code? = nil, message: String, detail: String? = nil, hint: String? = nil,

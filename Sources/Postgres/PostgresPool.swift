@@ -10,6 +10,8 @@ public final class PostgresPool: Sendable {
     public let configuration: Configuration
     /// Round trips of every statement run on this pool's connections (`/metrics`).
     public let queryTimings = QueryTimings()
+    /// Faults its connections met without failing a caller, or by giving up (`/metrics`).
+    public let faultCounters = PostgresFaultCounters()
     private let state: PoolState
     /// `limitWriteTransactions(to:)`; nil: unlimited.
     private let writeLimit = Mutex<Duration?>(nil)
@@ -155,6 +157,7 @@ public final class PostgresPool: Sendable {
         do {
             let connection = try PostgresConnection(configuration: configuration.connection, connectTimeout: timeout)
             connection.timings = queryTimings
+            connection.faultCounters = faultCounters
             return connection
         } catch {
             state.condition.lock()

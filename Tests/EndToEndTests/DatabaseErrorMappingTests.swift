@@ -1,4 +1,5 @@
 @testable import API
+import HTTPServer
 import Postgres
 import Testing
 import TestSupport
@@ -26,6 +27,20 @@ import TestSupport
         #expect(!mapped.message.contains(error.message))
         #expect(!mapped.message.localizedCaseInsensitiveContains("constraint"))
         #expect((mapped.extraHeaders["Retry-After"] != nil) == (status == 503))
+    }
+
+    /// A write whose connection was lost after it was sent may be in the database: never the
+    /// "nothing happened" answer. A read changed nothing either way, so it keeps that answer.
+    @Test func aLostCommitIsOutcomeUnknownForWritesAndUnavailableForReads() throws {
+        var lost = PostgresError(kind: .connection, message: "server closed the connection unexpectedly")
+        lost.outcomeUnknown = true
+        let write = try #require(DatabaseErrorMapping.map(DatabaseErrorMapping.forMethod(lost, safe: false)) as? HTTPError)
+        #expect(write.status.code == 503)
+        #expect(write.code == "outcome_unknown")
+        #expect(write.extraHeaders["Retry-After"] != nil)
+        let read = try #require(DatabaseErrorMapping.map(DatabaseErrorMapping.forMethod(lost, safe: true)) as? HTTPError)
+        #expect(read.status.code == 503)
+        #expect(read.code == "database_unavailable")
     }
 
     @Test func duplicateEmailDifferingOnlyInCaseFromRealDatabaseMapsTo409() throws {

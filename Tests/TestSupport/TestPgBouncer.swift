@@ -87,7 +87,7 @@ public final class TestPgBouncer: @unchecked Sendable {
 
     /// Where the cluster listens, asked of the server itself (works for DATABASE_URL too,
     /// as long as it trusts the pooler's connections: PgBouncer is given no password).
-    private static func upstream(_ cluster: TestCluster) throws -> (host: String, port: String, user: String) {
+    static func upstream(_ cluster: TestCluster) throws -> (host: String, port: String, user: String) {
         let connection = try PostgresConnection(cluster.baseConninfo)
         defer { connection.close() }
         guard let row = try connection.query("""

@@ -65,6 +65,7 @@ enum RestErrorMapping {
     }
 
     static func restError(for error: PostgresError) -> RestError {
+        if error.outcomeUnknown { return restError(for: DatabaseErrorMapping.domainError(for: error)) }
         if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed {
             return unavailable(.databaseUnavailable, "The database is temporarily unavailable. Try again shortly.")
         }
