@@ -114,7 +114,10 @@ public final class MailSender: Sendable {
         do {
             try transport.deliver(mail.message, from: envelopeSender, to: mail.recipient, cancellation: cancellation)
             state.withLock { $0.sent += 1 }
-            logger.info("mail sent", metadata: metadata)
+            if !(transport is FileMailTransport) {
+                // The file transport logs its own line: that mail was written to disk, not sent.
+                logger.info("mail sent", metadata: metadata)
+            }
             return .sent
         } catch {
             if mail.attempts >= policy.maxAttempts {

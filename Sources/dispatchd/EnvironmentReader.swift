@@ -35,7 +35,7 @@ struct EnvironmentReader {
     func optionalSeconds(_ setting: Setting) throws(ConfigurationError) -> Double? {
         guard let text = string(setting) else { return nil }
         guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-            throw ConfigurationError("\(setting.name) must be a number of seconds between 0 and 86400 (got \"\(text)\")")
+            throw ConfigurationError("\(setting.name) must be a number of seconds greater than 0 and at most 86400 (got \"\(text)\")")
         }
         return value
     }
