@@ -2,7 +2,7 @@ import Foundation
 
 /// One background thread's lifecycle: started at most once, never after `stop()`, and
 /// `stop()` returns only once the thread has left its loop. Shared by the instance's long-lived
-/// workers (ChangeFanout, RealtimeFeed, SyncHistoryPruner).
+/// workers (ChangeFanout, RealtimeFeed, PeriodicPruner).
 ///
 /// `condition` guards the lifecycle *and* the owner's own state, so a turn can wait on it
 /// for the owner's reasons (new work, a deadline) and `stop()` wakes it all the same. A turn

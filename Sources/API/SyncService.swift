@@ -23,9 +23,10 @@ public final class SyncService: Sendable {
     public let feed: SyncFeed
     let fanout: ChangeFanout
     let waiters: SyncWaiters
-    private let pruner: SyncHistoryPruner
-    /// The instance's other hourly housekeeping: `Idempotency-Key` answers past 24 hours.
-    private let idempotencyPruner: IdempotencyKeyPruner
+    /// Hourly housekeeping: the feed's access history, and `Idempotency-Key` answers past
+    /// 24 hours.
+    private let pruner: PeriodicPruner
+    private let idempotencyPruner: PeriodicPruner
     private let logger: Logger
     private let memoryAnswers = Mutex(0)
 
@@ -44,8 +45,12 @@ public final class SyncService: Sendable {
         fanout.subscribe { waiters.changed($0) }
         self.waiters = waiters
         self.logger = logger
-        pruner = SyncHistoryPruner(feed: feed, keep: Self.historyRetention, interval: .seconds(3600), logger: logger)
-        idempotencyPruner = IdempotencyKeyPruner(store: IdempotencyKeyStore(pool: pool), interval: .seconds(3600), logger: logger)
+        pruner = PeriodicPruner(name: "sync-pruner", what: "sync history", interval: .seconds(3600), logger: logger) {
+            try feed.prune(keep: Self.historyRetention)
+        }
+        let idempotencyKeys = IdempotencyKeyStore(pool: pool)
+        idempotencyPruner = PeriodicPruner(name: "idempotency-pruner", what: "idempotency keys", interval: .seconds(3600),
+                                           logger: logger) { try idempotencyKeys.prune() }
     }
 
     /// Starts the change stream and the hourly history pruning. Idempotent. (A long-poll also

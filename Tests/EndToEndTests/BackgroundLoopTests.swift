@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The background-thread lifecycle ChangeFanout, RealtimeFeed and SyncHistoryPruner share.
+/// The background-thread lifecycle ChangeFanout, RealtimeFeed and PeriodicPruner share.
 @Suite struct BackgroundLoopTests {
     /// Turns run, and count themselves; each waits on the loop's condition as the workers do
     /// (far longer than any test: only `stop()` or a signal ends the wait).
