@@ -28,13 +28,13 @@ public final class AuthService: Sendable {
     public let accessTokenTTL: Duration
     public let refreshTokenTTL: Duration
     public let revokedSessions: RevokedSessions
-    /// Last-seen times and sync health per session or API key, written in batches (issue 26).
+    /// Last-seen times and sync health per session or API key, written in batches.
     public let devices: DeviceActivity
     /// Where every password hash and verification runs (KDF_CONCURRENCY threads).
     public let passwordWork: PasswordWork
     /// Verified against for unknown emails so both failure paths cost one KDF run.
     let dummyPasswordHash: String
-    /// Sign-in codes and links, recovery, invitations and address changes (issue 25).
+    /// Sign-in codes and links, recovery, invitations and address changes.
     public let emailSettings: EmailAuthSettings
     public let emailTokens: EmailTokenStore
     private let loginFailureCount = Atomic<Int>(0)

@@ -4,7 +4,7 @@ import Store
 import Synchronization
 
 /// Last-seen times and sync-health counters per device (a sign-in session or an API key),
-/// gathered in memory and written to `sync_device_health` in batches (issue 26).
+/// gathered in memory and written to `sync_device_health` in batches.
 ///
 /// Why batches: recording on every request would be a write per request, the one thing a
 /// busy sync server cannot afford. A request only updates this map (one lock, one dictionary

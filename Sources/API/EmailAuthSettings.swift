@@ -13,7 +13,7 @@ public struct EmailAuthSettings: Sendable {
     public var redirects: RedirectAllowList
     /// Where mails are queued, rendered from the operator's templates (the mail layer's).
     public var outbox: MailOutbox
-    /// One mail per address per this interval, across instances (issue 25: 60 s).
+    /// One mail per address per this interval, across instances (60 s: long enough to stop mail bombing, short enough for a retry).
     public var addressInterval: Duration
     /// AUTH_EMAIL_HOURLY_LIMIT: mails all instances queue in an hour before requests that
     /// would send one are refused (429, for unknown addresses too). A safety valve for the

@@ -1,4 +1,4 @@
-/// How big one list page may get in bytes (`LIST_PAGE_MAX_BYTES`, issue 15): rows stop once
+/// How big one list page may get in bytes (`LIST_PAGE_MAX_BYTES`): rows stop once
 /// the response would pass it, except that the first row always goes out, so a single row
 /// larger than the budget is still reachable. Applies to every paged `/v1` list (listings,
 /// tasks, activities, notes, subtasks, history).

@@ -2,7 +2,7 @@ import API
 import HTTPServer
 import Postgres
 
-/// The operator's console, served by dispatchd under `/console` (issue 26). `register` adds
+/// The operator's console, served by dispatchd under `/console`. `register` adds
 /// every console route to the application's router in one group: anonymous as far as the
 /// API's bearer authentication is concerned (the console has its own cookie sessions,
 /// `ConsoleSite.viewer`) and answering errors as pages (`ErrorStyle.console`). `middleware`

@@ -1,6 +1,6 @@
 import HTTP1
 
-/// gzip for JSON responses (issue 15: phones on cellular), in one place for every route.
+/// gzip for JSON responses (phones on cellular pay for every byte), in one place for every route.
 ///
 /// A response is compressed when the request accepts gzip (`AcceptEncoding`), the body is
 /// JSON of at least `minimumBytes` (below that the gzip header and the CPU outweigh the

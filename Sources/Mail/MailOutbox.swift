@@ -39,7 +39,7 @@ public struct MailOutbox: Sendable {
         return try row.decode("id")
     }
 
-    /// The per-address mail limit (issue 25: one per 60 s), shared by every instance: records
+    /// The per-address mail limit (one per 60 s), shared by every instance: records
     /// a request for `address` and answers nil when it may be sent, or how long to wait when
     /// one was requested less than `interval` ago. Call it for every request, whether the
     /// address has an account or not, so both are answered alike. Case-insensitive.

@@ -1,6 +1,6 @@
 import Postgres
 
-/// A list page bounded by bytes as well as rows (issue 15). Rows can be large (long texts,
+/// A list page bounded by bytes as well as rows. Rows can be large (long texts,
 /// Slack message arrays), so `limit` rows could be many megabytes; PostgreSQL therefore cuts
 /// the page at `maxBytes` of row JSON itself, and only the rows that fit ever reach this
 /// process — server memory per request stays about one budget whatever the rows hold.

@@ -7,7 +7,7 @@ import Postgres
 /// it, and a verification commits its outcome (used, or one more wrong try) together with the
 /// session it opens.
 ///
-/// The rules, with numbers (issue 25):
+/// The rules, with numbers:
 /// - a code is 6 digits from the CSPRNG, a link token 256 random bits; both stored only as
 ///   keyed hashes (`EmailTokenKeys`);
 /// - one live token per user and purpose: a new mail voids the previous one;

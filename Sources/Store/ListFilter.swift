@@ -18,7 +18,7 @@ public struct ListFilter: Sendable, Equatable {
     public var claimedBy: Claimer?
     /// Work items only.
     public var listingID: UUID?
-    /// The console's office filters (issue 26; not offered by `/v1`, whose parser never sets
+    /// The console's office filters (not offered by `/v1`, whose parser never sets
     /// them). Work items: only these priorities (validated strings; empty means any), only
     /// items declared by this user, only items due before `overdueAt` and still open or in
     /// progress. Listings: only those owned by this user.

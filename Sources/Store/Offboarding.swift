@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// Off-boarding in one action (issue 26): a leaving user's open claims are released or handed
+/// Off-boarding in one action: a leaving user's open claims are released or handed
 /// to a colleague, and their listings (owned or staffed) handed over, in ONE transaction,
 /// through the stores the API uses: `WorkItemStore.release` / `reassign` (claim events with
 /// the admin as actor) and `ListingStore.modify` (owner changes; the access triggers record

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// Undoing a soft delete: the console's "restore" (issue 26), for administrators only.
+/// Undoing a soft delete: the console's "restore", for administrators only.
 ///
 /// Decision: through `/v1` a deleted row stays deleted (`StatusRules`: deletion is terminal,
 /// so a client's stale write cannot resurrect it). An administrator may still restore a row

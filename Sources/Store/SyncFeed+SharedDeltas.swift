@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Delta pages for many viewers from one read (issue 14 item 3, issue 16).
+/// Delta pages for many viewers from one read.
 ///
 /// A write everyone sees wakes every parked request at once; read one by one, 200 users
 /// are 200 page reads of ~9 statements each. `sharedPages` answers viewers who share a plain

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Byte budgets (issue 15): a page stops at `SyncFeed.maxPageBytes` as well as at `limit`.
+/// Byte budgets: a page stops at `SyncFeed.maxPageBytes` as well as at `limit`.
 ///
 /// The budget is applied in the database, so the server never receives more row JSON than
 /// fits (plus one row): a window sums each row's JSON size in page order, rows that start

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Postgres
 
-/// The user writes of the e-mail flows (issue 25), inside the caller's transaction so the
+/// The user writes of the e-mail flows, inside the caller's transaction so the
 /// mail that goes with them is queued atomically.
 extension UserStore {
     /// The active account with this address (case-insensitive) and whether it has a password;

@@ -2,7 +2,7 @@ import API
 import Foundation
 import Mail
 
-/// The settings of the e-mail sign-in flows (issue 25; docs/operators/configuration.md). The
+/// The settings of the e-mail sign-in flows (docs/operators/configuration.md). The
 /// mail itself (SMTP_*, PUBLIC_URL, AUTH_REDIRECT_URLS) is `Configuration.mail`'s.
 extension Configuration {
     struct EmailAuthOptions: Sendable {

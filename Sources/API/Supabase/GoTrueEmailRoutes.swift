@@ -4,7 +4,7 @@ import HTTP1
 import HTTPServer
 import Store
 
-/// GoTrue's e-mail routes (issue 25), on the operations of `AuthService+EmailRequests` and
+/// GoTrue's e-mail routes, on the operations of `AuthService+EmailRequests` and
 /// `+EmailVerify` that `/v1` calls too. Wire shapes from supabase/auth `internal/api`
 /// (otp.go, magic_link.go, verify.go, recover.go, resend.go, invite.go) and what
 /// supabase-swift 2.x and supabase-py send. Deviation (docs/app-developers/email-auth.md):

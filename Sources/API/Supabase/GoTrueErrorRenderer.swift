@@ -83,7 +83,7 @@ enum GoTrueErrorRenderer {
         ErrorCode.invalidEncoding.rawValue: (.badJSON, nil, nil),
         ErrorCode.unsupportedMediaType.rawValue: (.badJSON, nil, nil),
         ErrorCode.internalError.rawValue: (.unexpectedFailure, nil, nil),
-        // The e-mail flows (issue 25).
+        // The e-mail flows.
         ErrorCode.emailCodeInvalid.rawValue: (.otpExpired, .forbidden, "Token has expired or is invalid"),
         ErrorCode.emailRateLimited.rawValue: (.overEmailSendRateLimit, nil, nil),
         ErrorCode.emailTaken.rawValue: (.emailExists, .unprocessableContent, "A user with this email address has already been registered"),
