@@ -2,6 +2,10 @@
 import PackageDescription
 
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+/// What every capability module builds on: the server, the database, the rules, the kits.
+let capability: [Target.Dependency] = [
+    "HTTPServer", "HTTP1", "Postgres", "Domain", "Store", "ServiceKit", "RouteKit", logging,
+]
 
 let package = Package(
     name: "dispatch-server",
@@ -42,19 +46,42 @@ let package = Package(
         // SQL per aggregate (users, sessions, API keys, avatars, login throttle).
         .target(name: "Store", dependencies: ["Postgres", "Domain", "Credentials"]),
         // Outgoing mail: kinds, templates (Mustache), the outbox table, RFC 5322 messages, transports.
-        .target(name: "Mail", dependencies: ["Postgres", "Credentials", "CLibCurl", logging,
+        .target(name: "Mail", dependencies: ["Postgres", "Credentials", "CLibCurl", "ServiceKit", logging,
                                              .product(name: "Mustache", package: "swift-mustache")]),
-        // HTTP routes and handlers; error → HTTP mapping.
-        .target(name: "API", dependencies: ["HTTPServer", "Postgres", "Credentials", "Domain", "Store", "Mail", logging]),
+        // Background work every engine shares: one thread's lifecycle, periodic jobs, bounded
+        // parallel reads, and the Prometheus text each capability's metrics are written in.
+        .target(name: "ServiceKit", dependencies: ["Postgres", logging]),
+        // Request and response helpers every route family shares: strict JSON bodies, JSON
+        // output, the caller (`Principal`), database → domain errors, and the one error renderer.
+        .target(name: "RouteKit", dependencies: ["HTTPServer", "HTTP1", "Postgres", "Domain", "Store", logging]),
+        // Accounts: sessions, sign-in, passwords, e-mail flows, API keys, users, avatars.
+        .target(name: "Accounts", dependencies: capability + ["Credentials", "Mail"]),
+        // Resources: the `/v1` rows and claims, and the writer push and `/rest/v1` share.
+        .target(name: "Resources", dependencies: capability + ["Accounts"]),
+        // Sync: the change stream, long-poll waiters, push, device activity.
+        .target(name: "Sync", dependencies: capability + ["Accounts", "Resources"]),
+        // Supabase Realtime over a WebSocket: a second consumer of Sync's change stream.
+        .target(name: "Realtime", dependencies: capability + ["Accounts", "Sync", "Credentials"]),
+        // The Supabase-compatible gateway and its wire adapters: GoTrue, PostgREST, Storage.
+        .target(name: "Supabase", dependencies: capability + ["Accounts", "Resources", "Credentials"]),
+        // Operations: readiness, metrics, the backups' status.
+        .target(name: "Operations", dependencies: capability),
+        // The composition root: builds the services, registers the route groups with their error
+        // style, and orders the middleware.
+        .target(name: "API", dependencies: capability + [
+            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail",
+        ]),
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
         .target(name: "Console", dependencies: [
-            "API", "HTTPServer", "HTTP1", "Postgres", "Store", "Domain", "Credentials", logging,
+            "API", "Accounts", "Sync", "Operations", "RouteKit", "ServiceKit",
+            "HTTPServer", "HTTP1", "Postgres", "Store", "Domain", "Credentials", logging,
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "Console", "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
+            "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console",
+            "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -65,9 +92,13 @@ let package = Package(
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
         // Mail against a real SMTP server (aiosmtpd, Tests/MailTests/smtp-capture.py).
-        .testTarget(name: "MailTests", dependencies: ["Mail", "API", "Postgres", "TestSupport"]),
+        .testTarget(name: "MailTests", dependencies: [
+            "Mail", "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit",
+            "Postgres", "TestSupport",
+        ]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
-        .testTarget(name: "EndToEndTests", dependencies: ["API", "Console", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]
 )

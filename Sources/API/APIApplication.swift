@@ -1,7 +1,16 @@
+import Accounts
 import HTTPServer
 import Logging
+import Mail
+import Operations
 import Postgres
+import Realtime
+import Resources
+import ServiceKit
+import RouteKit
 import Store
+import Supabase
+import Sync
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -35,7 +44,7 @@ public struct APIApplication: Sendable {
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
     /// `JSONRequestBody.maxBytes`).
-    public static let maxRequestBodyBytes = StorageUpload.maxRequestBytes
+    public static let maxRequestBodyBytes = SupabaseRoutes.maxRequestBytes
 
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
@@ -53,68 +62,70 @@ public struct APIApplication: Sendable {
         self.listPaging = listPaging
     }
 
-    /// Every route, in groups that declare who may call them: the anonymous group holds the
-    /// operations routes, sign-in, refresh and avatar downloads; everything else needs
-    /// credentials (`AuthMiddleware` reads the requirement from the request's resolved route).
+    /// What `GET /metrics` reports, in order: requests, the database pool, then each
+    /// capability that counts something.
+    var metricsSources: [any MetricsSource] {
+        var sources: [any MetricsSource] = [metrics]
+        if let pool { sources.append(DatabasePoolMetrics(pool: pool)) }
+        if let auth { sources.append(auth) }
+        if let sync { sources.append(sync) }
+        if let mailSender { sources.append(mailSender) }
+        if let backups { sources.append(backups) }
+        return sources
+    }
+
+    /// Every route, in groups that declare who may call them and how their errors look: the
+    /// anonymous groups hold the operations routes, sign-in, refresh and avatar downloads;
+    /// everything else needs credentials (`AuthMiddleware` reads the requirement from the
+    /// request's resolved route). The Supabase-compatible families answer in their own error
+    /// style (`errorRenderer`), `/v1` and the operations routes in the contract's.
     public func makeRouter() -> Router {
         var router = Router()
         router.group(auth: .anonymous) { open in
-            OperationsRoutes.register(on: &open, readiness: readiness, backups: backups)
-            MetricsRoutes.register(on: &open, metrics: metrics, pool: pool, auth: auth, sync: sync,
-                                   mail: mailSender, backups: backups)
-            if let auth {
-                AuthRoutes.registerSignIn(on: &open, auth: auth)
-                AvatarRoutes.registerDownload(on: &open, auth: auth)
-                GoTrueRoutes.registerSignIn(on: &open, auth: auth)
-                GoTrueEmailRoutes.registerPublic(on: &open, auth: auth)
-                EmailAuthRoutes.registerPublic(on: &open, auth: auth)
-                StorageRoutes.registerPublic(on: &open, auth: auth)
+            OperationsRoutes.register(on: &open, readiness: readiness, backups: backups, metrics: metricsSources)
+            if let auth { AccountRoutes.registerPublic(on: &open, auth: auth) }
+        }
+        // Users authenticate per channel (the join's access_token), not on the upgrade.
+        if let realtime {
+            router.group(auth: .anonymous, errorStyle: .realtime) { open in
+                RealtimeRoutes.register(on: &open, realtime: realtime)
             }
-            // Users authenticate per channel (the join's access_token), not on the upgrade.
-            if let realtime { RealtimeRoutes.register(on: &open, realtime: realtime) }
         }
         guard let auth else { return router }
         router.group(auth: .required) { api in
-            AuthRoutes.register(on: &api, auth: auth)
-            UserRoutes.register(on: &api, auth: auth)
-            APIKeyRoutes.register(on: &api, auth: auth)
-            AvatarRoutes.register(on: &api, auth: auth)
-            ListingRoutes.register(on: &api, auth: auth, paging: listPaging)
-            WorkItemRoutes.register(on: &api, auth: auth, paging: listPaging)
-            ClaimRoutes.register(on: &api, auth: auth)
-            HistoryRoutes.register(on: &api, auth: auth, paging: listPaging)
-            NoteRoutes.register(on: &api, auth: auth, paging: listPaging)
-            SubtaskRoutes.register(on: &api, auth: auth, paging: listPaging)
+            AccountRoutes.register(on: &api, auth: auth)
+            ResourceRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
-            SyncPushRoutes.register(on: &api, auth: auth, log: MutationLog(pool: auth.pool))
-            RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
-            RestWriteRoutes.register(on: &api, auth: auth)
-            GoTrueRoutes.register(on: &api, auth: auth)
-            GoTrueEmailRoutes.registerAuthenticated(on: &api, auth: auth)
-            EmailAuthRoutes.register(on: &api, auth: auth)
-            RestRPCRoutes.register(on: &api, auth: auth)
-            StorageRoutes.register(on: &api, auth: auth)
         }
+        SupabaseRoutes.register(on: &router, auth: auth, restDelta: restDelta)
         return router
     }
 
+    /// Each wire family's error shape, by the style its route groups carry; the rest answer
+    /// in the contract's.
+    static let errorRenderer = APIErrorRenderer(
+        families: SupabaseRoutes.errorRenderers.merging([.realtime: RealtimeRoutes.errorRenderer]) { first, _ in first })
+
     /// Outermost first: find the real client address (and warn once about forwarded headers
-    /// the server cannot use), log and count every request with its
-    /// final status, gzip the final response (errors included, as rendered), render every
-    /// error in the style of its route group (`APIErrorRenderer`, the one place for `/v1`);
-    /// check the publishable key of the Supabase-compatible families and render their errors
-    /// in their wire shape (`SupabaseGateway`); then authenticate requests whose route
-    /// requires it, and replay `/v1` writes sent again with the same `Idempotency-Key`
-    /// (`IdempotencyMiddleware`). All of them read the route the server resolved once.
+    /// the server cannot use), log and count every request with its final status, gzip the
+    /// final response (errors included, as rendered), render every error in the style of its
+    /// route group (`errorRenderer`, the one place errors become HTTP); check the publishable
+    /// key of the Supabase-compatible families (`SupabaseGateway`); then authenticate requests
+    /// whose route requires it, and replay `/v1` writes sent again with the same
+    /// `Idempotency-Key` (`IdempotencyMiddleware`). All of them read the route the server
+    /// resolved once.
     public var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies),
             ForwardedHeaderWarnings(trustedProxies: trustedProxies, publicURLIsSet: publicURLIsSet), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            CompressionMiddleware(), ErrorMiddleware(renderer: APIErrorRenderer()),
+            CompressionMiddleware(), ErrorMiddleware(renderer: Self.errorRenderer),
             SupabaseGateway(publishableKey: publishableKey),
         ]
         guard let auth else { return base }
-        return base + [AuthMiddleware(auth: auth), IdempotencyMiddleware(store: IdempotencyKeyStore(pool: auth.pool))]
+        var seen: (@Sendable (Principal) -> Void)?
+        if let devices = sync?.devices { seen = { devices.seen($0) } }  // memory only; written in batches
+        return base + [AuthMiddleware(auth: auth, onAuthenticated: seen),
+                       IdempotencyMiddleware(store: IdempotencyKeyStore(pool: auth.pool))]
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Logging
+import RouteKit
 import Store
 
 /// `Idempotency-Key` on `/v1` writes: a retry of a request that succeeded gets the first

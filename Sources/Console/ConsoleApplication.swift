@@ -1,4 +1,5 @@
 import API
+import Accounts
 import HTTPServer
 import Postgres
 

@@ -1,6 +1,7 @@
 import API
 import HTTP1
 import HTTPServer
+import RouteKit
 
 extension ConsoleSite {
     /// The one place a console failure becomes an answer: a missing session is a redirect to

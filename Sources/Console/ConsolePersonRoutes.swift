@@ -1,4 +1,5 @@
 import API
+import Accounts
 import Credentials
 import Domain
 import Foundation
@@ -55,9 +56,8 @@ enum ConsolePersonRoutes {
             try site.action(request, context) { viewer, _ in
                 let user = try person(context, site)
                 guard let session = UUID(uuidString: try context.pathParameter("session")),
-                      try site.auth.sessions.revoke(sessionID: session, userID: user.id, reason: .admin)
+                      try site.auth.endSession(session, of: user.id, reason: .admin)
                 else { throw ConsoleError.notFound("That session (it may have been revoked already)") }
-                site.auth.revokedSessions.insert([session])
                 try site.record(viewer, action: "session.revoke", targetType: "session", targetID: session.uuidString.lowercased(),
                                 summary: "Revoked a session of \(user.email)")
                 return .redirect("/console/people/\(id(user))?done=session-revoked")
@@ -90,12 +90,11 @@ enum ConsolePersonRoutes {
     static func update(_ context: RequestContext, _ site: ConsoleSite, _ viewer: ConsoleViewer,
                        _ changes: UserStore.Changes) throws -> User {
         let user = try person(context, site)
-        let problems = AuthService.selfLockout(target: user.id, admin: viewer.user.id, userType: changes.userType,
+        let problems = UserRules.selfLockout(target: user.id, admin: viewer.user.id, userType: changes.userType,
                                                deactivated: changes.deactivated)
         if let problem = problems.first { throw ConsoleError.invalid(problem.message + " Another administrator has to do it.") }
-        guard let result = try site.auth.users.update(id: user.id, changes: changes) else { throw ConsoleError.notFound("That person") }
-        site.auth.revokedSessions.insert(result.revokedSessions)
-        return result.user
+        guard let updated = try site.auth.updateUser(id: user.id, changes: changes) else { throw ConsoleError.notFound("That person") }
+        return updated
     }
 
     /// A new random password, shown once; every session of the person is signed out (as a
@@ -103,8 +102,7 @@ enum ConsolePersonRoutes {
     static func resetPassword(_ user: User, by viewer: ConsoleViewer, _ site: ConsoleSite) throws -> ConsoleOutcome {
         let password = try SecureRandom.token(byteCount: 12)
         try site.auth.users.setPasswordHash(userID: user.id, hash: try site.auth.hasher.hash(password))
-        let revoked = try site.auth.sessions.revokeAll(userID: user.id, except: nil, reason: .passwordChanged)
-        site.auth.revokedSessions.insert(revoked)
+        let revoked = try site.auth.endSessions(of: user.id, except: nil, reason: .passwordChanged)
         try site.record(viewer, action: "person.reset-password", targetType: "user", targetID: id(user),
                         summary: "Reset the password of \(user.email); \(revoked.count) sessions signed out")
         return .page(ConsolePage(title: "Password reset", section: "/console/people", template: "password-once", data: [

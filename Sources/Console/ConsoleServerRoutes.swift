@@ -3,6 +3,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Postgres
+import RouteKit
 
 /// `/console/server`: is this server healthy? Version, uptime, database reachability and
 /// round trip, pool use, applied migrations, charts of the last minutes' request rate, p95

@@ -1,8 +1,10 @@
 import API
+import Accounts
 import Credentials
 import Foundation
 import HTTP1
 import HTTPServer
+import RouteKit
 
 /// `/console/sign-in` and `/console/sign-out`. Sign-in runs the API's own sign-in
 /// (`AuthService.startSession`: the same throttle, the same KDF pool, a session listed with
@@ -30,8 +32,7 @@ enum ConsoleSignInRoutes {
         }
         router.post("/console/sign-out") { request, context in
             try site.action(request, context) { viewer, _ in
-                try site.auth.sessions.revoke(sessionID: viewer.sessionID, reason: .logout)
-                site.auth.revokedSessions.insert([viewer.sessionID])
+                try site.auth.endSession(viewer.sessionID, reason: .logout)
                 try site.record(viewer, action: "console.sign-out", targetType: "session",
                                 targetID: viewer.sessionID.uuidString.lowercased(), summary: "Signed out of the console")
                 return .redirect("/console/sign-in")
@@ -45,11 +46,10 @@ enum ConsoleSignInRoutes {
                        _ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
         do {
             let (user, sessionID, deviceCookie) = try site.auth.startSession(email: email, password: password,
-                                                                             request: request, context: context)
+                                                                             client: ClientInfo(request, context))
             let device = "\(ConsoleDevice.describe(request.headers["User-Agent"])) at \(context.clientAddress)"
             guard user.isAdmin else {
-                try site.auth.sessions.revoke(sessionID: sessionID, reason: .logout)
-                site.auth.revokedSessions.insert([sessionID])
+                try site.auth.endSession(sessionID, reason: .logout)
                 try site.audit.record(actorID: user.id, actorEmail: user.email, action: "console.refused", targetType: "session",
                                       targetID: sessionID.uuidString.lowercased(), summary: "A realtor was refused the console (\(device))")
                 let refusal = ConsoleError.notAdmin(name: user.name)

@@ -1,4 +1,5 @@
 import API
+import Accounts
 import Credentials
 import Domain
 import Foundation
@@ -40,8 +41,7 @@ public struct ConsoleSite: Sendable {
               let user = try auth.users.find(id: live.userID), user.isActive
         else { throw ConsoleError.signInRequired }
         guard user.isAdmin else {
-            try auth.sessions.revoke(sessionID: live.sessionID, reason: .logout)
-            auth.revokedSessions.insert([live.sessionID])
+            try auth.endSession(live.sessionID, reason: .logout)
             throw ConsoleError.notAdmin(name: user.name)
         }
         return ConsoleViewer(user: user, sessionID: live.sessionID, csrfToken: live.csrfToken)

@@ -1,7 +1,9 @@
 import API
 import Dispatch
 import Foundation
+import Operations
 import Postgres
+import Sync
 import Synchronization
 
 /// Readings of the process's own metrics every `interval`, kept for the last `capacity`

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Validation rules for user fields, shared by every route that accepts them.
 public enum UserRules {
     public static let passwordMinimumLength = 10
@@ -66,6 +68,21 @@ public enum UserRules {
             return nil
         }
         return lowered
+    }
+
+    /// An admin cannot lock themselves out; another admin has to do it. The rule of `/v1`,
+    /// `/rest/v1` and the console alike; `deactivationField` names the deactivation key sent.
+    public static func selfLockout(target: UUID, admin: UUID, userType: UserType?, deactivated: Bool?,
+                                   deactivationField: String = "deactivated") -> [FieldError] {
+        guard target == admin else { return [] }
+        var errors: [FieldError] = []
+        if deactivated == true {
+            errors.append(FieldError(field: deactivationField, code: .selfReference, message: "You cannot deactivate yourself."))
+        }
+        if let userType, userType != .admin {
+            errors.append(FieldError(field: "user_type", code: .selfReference, message: "You cannot remove your own admin role."))
+        }
+        return errors
     }
 }
 

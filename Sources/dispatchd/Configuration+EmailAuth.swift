@@ -1,4 +1,5 @@
 import API
+import Accounts
 import Foundation
 import Mail
 

@@ -2,6 +2,8 @@ import API
 import HTTP1
 import HTTPServer
 import Postgres
+import Supabase
+import Sync
 
 /// Maps the validated settings onto the configuration types of the layers they tune.
 extension Configuration {

@@ -1,4 +1,5 @@
 import API
+import Accounts
 import Console
 import Foundation
 import HTTPServer

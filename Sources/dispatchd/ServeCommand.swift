@@ -1,10 +1,14 @@
 import API
+import Accounts
 import ArgumentParser
 import Foundation
 import HTTPServer
 import Logging
+import Operations
 import Postgres
+import RouteKit
 import Store
+import Sync
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

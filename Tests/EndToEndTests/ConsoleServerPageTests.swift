@@ -1,5 +1,13 @@
 @testable import Console
 import API
+import Accounts
+import Resources
+import Sync
+import Realtime
+import Supabase
+import Operations
+import RouteKit
+import ServiceKit
 import Foundation
 import HTTPServer
 import Testing

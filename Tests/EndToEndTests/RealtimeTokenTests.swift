@@ -1,4 +1,12 @@
 @testable import API
+@testable import Accounts
+@testable import Resources
+@testable import Sync
+@testable import Realtime
+@testable import Supabase
+@testable import Operations
+@testable import RouteKit
+@testable import ServiceKit
 import Credentials
 import Foundation
 import Testing

@@ -1,4 +1,12 @@
 import API
+import Accounts
+import Resources
+import Sync
+import Realtime
+import Supabase
+import Operations
+import RouteKit
+import ServiceKit
 import Credentials
 import Foundation
 import HTTP1

@@ -1,6 +1,7 @@
 import API
 import Foundation
 import Logging
+import Operations
 import Synchronization
 
 /// `serve`'s daily backup (BACKUP_DAILY; on by default with the embedded database): at start

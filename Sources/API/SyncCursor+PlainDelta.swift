@@ -1,7 +1,0 @@
-import Store
-
-extension SyncCursor {
-    /// A delta cursor that is not mid-chain: the only kind SyncFeed.sharedPages reads for
-    /// many users at once.
-    var isPlainDelta: Bool { since != nil && position == nil }
-}

@@ -1,0 +1,95 @@
+import Domain
+import HTTP1
+import HTTPServer
+import Logging
+import Postgres
+
+/// The one place errors become HTTP answers (`ErrorMiddleware` calls it for every request and
+/// hands it to the request's context, so work that answers later renders through it too:
+/// `RequestContext.renderError`). Handlers and stores only throw:
+/// - `DomainError`: rendered in the style of the request's route group;
+/// - `PostgresError`: first turned into a `DomainError` by `DatabaseErrorMapping` (the one
+///   database → error function), logged with its diagnostics, which never reach the client;
+/// - `HTTPError` (the server's own: 404/405 routing, parse errors): as it is;
+/// - anything else: a bug; logged once, answered 500 with a generic message.
+///
+/// Each route group carries its error style (`Router.group(auth:errorStyle:)`); each wire
+/// family registers its renderer for its style here (the composition root builds the table);
+/// a style without a renderer, `/v1`'s and the operations routes', answers in the contract's
+/// shape (docs/contract.md, "Errors").
+public struct APIErrorRenderer: ErrorRendering {
+    package let families: [ErrorStyle: any ErrorRendering]
+
+    public init(families: [ErrorStyle: any ErrorRendering] = [:]) {
+        self.families = families
+    }
+
+    public func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+        let safe = context.route.map { $0.method == .get || $0.method == .head } ?? false
+        let error = DatabaseErrorMapping.forMethod(error, safe: safe)
+        if let style = context.route?.errorStyle, let family = families[style] {
+            return family.response(for: error, context: context)
+        }
+        return Self.contractError(for: error, logger: context.logger).response
+    }
+
+    /// `error` in the contract's shape, logging what deserves it.
+    package static func contractError(for error: any Error, logger: Logger) -> HTTPError {
+        switch error {
+        case let domain as DomainError:
+            return contract(domain)
+        case let database as PostgresError:
+            let mapped = DatabaseErrorMapping.domainError(for: database)
+            logger.log(level: mapped.kind == .unavailable || mapped.kind == .internalError ? .error : .debug,
+                       "database error", metadata: ["error": .string(database.description), "code": .string(mapped.code.rawValue)])
+            return contract(mapped)
+        case let http as HTTPError:
+            return http
+        default:
+            logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
+            return contract(.internalError)
+        }
+    }
+
+    /// docs/contract.md §4: `{"code","message","details","hint"}`, one status per kind;
+    /// transient failures carry `Retry-After`.
+    package static func contract(_ error: DomainError) -> HTTPError {
+        var headers = HTTPHeaders()
+        if error.kind == .unavailable {
+            headers.set(name: "Retry-After", value: String(DatabaseErrorMapping.retryAfterSeconds))
+        }
+        return HTTPError(status: status(error.kind), code: error.code.rawValue, message: error.message,
+                         details: details(error), hint: error.hint, extraHeaders: headers)
+    }
+
+    package static func status(_ kind: DomainError.Kind) -> HTTPStatus {
+        switch kind {
+        case .badRequest: .badRequest
+        case .notFound: .notFound
+        case .forbidden: .forbidden
+        case .conflict: .conflict
+        case .gone: .gone
+        case .preconditionFailed: .preconditionFailed
+        case .contentTooLarge: .contentTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .invalidInput: .unprocessableContent
+        case .unavailable: .serviceUnavailable
+        case .internalError: .internalServerError
+        }
+    }
+
+    /// Field problems as an array of `{"field","code","message"}`, else the facts as an object.
+    package static func details(_ error: DomainError) -> JSONValue? {
+        if !error.fields.isEmpty {
+            return .array(error.fields.map { ["field": .string($0.field), "code": .string($0.code), "message": .string($0.message)] })
+        }
+        guard !error.details.isEmpty else { return nil }
+        return .object(error.details.mapValues {
+            switch $0 {
+            case .string(let text): .string(text)
+            case .integer(let number): .number(Double(number))
+            }
+        })
+    }
+}
+

@@ -1,0 +1,209 @@
+import Domain
+import Foundation
+import HTTP1
+import HTTPServer
+import ServiceKit
+import Store
+import Synchronization
+
+/// Parked long-poll requests of one server instance and the single thread that serves them;
+/// a subscriber of the instance's ChangeFanout.
+///
+/// Waiting costs a dictionary entry: no thread, no database connection. For each change the
+/// fanout reads (once, for all waiters: who may care about what committed since its previous
+/// read), `changed` picks the waiters concerned; this thread then re-reads their pages —
+/// *one shared read per distinct cursor and limit* for all users asking from it
+/// (SyncFeed.sharedPages), and one read per distinct request (same user, cursor and limit:
+/// thousands of one user's devices parked on the same cursor cost one read) for what it
+/// leaves out, a few in parallel, each holding a pooled connection only for its query — and
+/// answers those that now have something. Deadlines
+/// answer with whatever the page then holds, usually an empty page with a fresh `next_since`.
+///
+/// Why no commit is overlooked: change k covers what committed after change k-1's snapshot.
+/// A waiter whose first page was read at a snapshot that covers change k-1's (`seen`, see
+/// SyncSnapshot.covers) missed nothing before it, so the audiences from change k on cover it.
+/// Any other waiter is *fresh*: its page is re-read at the next change regardless of the
+/// audience (after that change's snapshot was taken, so from then on the audiences cover it),
+/// and the fanout is asked for that change at once. Should a read fail (`nil`), everyone is
+/// re-checked; at worst a waiter answers at its deadline — its page read then is complete.
+package final class SyncWaiters: @unchecked Sendable {
+    package let parallelChecks: Int
+    private let sharedRead: SharedRead?
+    private let requestChange: @Sendable () -> Void
+    // Everything below is guarded by `condition`'s lock.
+    private let condition = NSCondition()
+    private var waiters: [UInt64: Waiter] = [:]
+    /// Parked without proof that the audiences cover them: re-read at the next change.
+    private var fresh: Set<UInt64> = []
+    /// Picked by a change, waiting for this thread to re-read them.
+    private var due: Set<UInt64> = []
+    /// The snapshot of the last change delivered (the next change starts from it).
+    private var lastChange: SyncSnapshot?
+    private var checkCount = 0
+    private var readCount = 0
+    private var nextID: UInt64 = 0
+    private var started = false
+    private var stopped = false
+    private var finished = false
+
+    /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
+    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, requestChange: @escaping @Sendable () -> Void) {
+        self.parallelChecks = parallelChecks
+        self.sharedRead = sharedRead
+        self.requestChange = requestChange
+    }
+
+    package var count: Int { locked { waiters.count } }
+    /// Waiters answered or re-checked after a page read (`sync_waiter_checks_total`).
+    package var checks: Int { locked { checkCount } }
+    /// Page reads done for parked requests: per wake-up, one per shared read and one per
+    /// distinct request read alone (`sync_waiter_reads_total`).
+    package var reads: Int { locked { readCount } }
+
+    /// A change from the fanout (nil: a read failed, anyone may have changes). Runs on the
+    /// fanout thread: picks the waiters concerned and leaves the reading to this thread.
+    package func changed(_ change: ChangeFanout.Change?) {
+        condition.lock()
+        for (id, waiter) in waiters {
+            let concerned = change.map { $0.everyone || waiter.viewer.isAdmin || $0.users.contains(waiter.viewer.userID) } ?? true
+            if concerned || fresh.contains(id) { due.insert(id) }
+        }
+        fresh.removeAll()
+        if let change { lastChange = change.snapshot }
+        if !due.isEmpty { condition.signal() }
+        condition.unlock()
+    }
+
+    /// Parks a request after its first, empty page.
+    package func park(_ waiter: Waiter) {
+        condition.lock()
+        startIfNeeded()
+        let id = nextID
+        nextID += 1
+        waiters[id] = waiter
+        let covered = waiter.seen.flatMap { seen in lastChange.map { seen.covers($0) } } ?? false
+        if !covered { fresh.insert(id) }
+        condition.signal()
+        condition.unlock()
+        if !covered { requestChange() }
+        // Runs on the event loop when the client leaves: only a dictionary removal.
+        waiter.completion.onCancel { [weak self] in
+            guard let self else { return }
+            self.condition.lock()
+            self.waiters[id] = nil
+            self.fresh.remove(id)
+            self.due.remove(id)
+            self.condition.unlock()
+        }
+    }
+
+    package func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        while started && !finished { condition.wait() }
+        let leftovers = waiters
+        waiters = [:]
+        condition.unlock()
+        for waiter in leftovers.values {
+            waiter.completion.complete(with: HTTPError(status: .serviceUnavailable, code: ErrorCode.shuttingDown.rawValue,
+                                                       message: "The server is shutting down; retry shortly.").response)
+        }
+    }
+
+    // MARK: The thread
+
+    /// Called with the lock held.
+    private func startIfNeeded() {
+        guard !started, !stopped else { return }
+        started = true
+        let thread = Thread { [self] in run() }
+        thread.name = "sync-waiters"
+        thread.start()
+    }
+
+    private func run() {
+        condition.lock()
+        while !stopped {
+            let now = ContinuousClock.now
+            let expired = waiters.filter { $0.value.deadline <= now }
+            if expired.isEmpty && due.isEmpty {
+                let nextDeadline = waiters.values.map(\.deadline).min() ?? now + .seconds(60)
+                _ = condition.wait(until: Date().addingTimeInterval((min(nextDeadline, now + .seconds(60)) - now).timeInterval))
+                continue
+            }
+            for id in expired.keys {
+                waiters[id] = nil
+                fresh.remove(id)
+                due.remove(id)
+            }
+            let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
+            due.removeAll()
+            condition.unlock()
+            serve(expired.map { ($0.key, $0.value) }, final: true)
+            serve(picked, final: false)
+            condition.lock()
+        }
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Answers waiters: first one shared read per plain cursor and limit that two or more
+    /// users ask from (`sharedRead`), then a read of its own for each question it left out
+    /// and each other question; a few reads at a time (each holds one pooled connection while
+    /// it reads). Every waiter asking a question gets its answer.
+    private func serve(_ batch: [(UInt64, Waiter)], final: Bool) {
+        let questions = Dictionary(grouping: batch.filter { !$0.1.completion.isCancelled }, by: \.1.question).values
+        let byCursor = Dictionary(grouping: questions) { $0[0].1.sharedQuestion ?? "" }.values
+        let isShared = { (job: [[(UInt64, Waiter)]]) in self.sharedRead != nil && job[0][0].1.sharedQuestion != nil && job.count > 1 }
+        let alone = byCursor.filter { !isShared($0) }.flatMap { $0 } + answerShared(byCursor.filter(isShared), final: final)
+        forEachInParallel(alone.count, width: parallelChecks) { index in
+            let group = alone[index]
+            let response = group[0].1.check(final)
+            locked { readCount += 1 }
+            if let response { answer(group, with: response, final: final) } else { locked { checkCount += group.count } }
+        }
+    }
+
+    /// One shared read for each job's questions (same cursor and limit, different users);
+    /// returns the questions it did not answer.
+    private func answerShared(_ jobs: [[[(UInt64, Waiter)]]], final: Bool) -> [[(UInt64, Waiter)]] {
+        guard let sharedRead else { return jobs.flatMap { $0 } }
+        let left = Mutex<[[(UInt64, Waiter)]]>([])
+        forEachInParallel(jobs.count, width: parallelChecks) { index in
+            let job = jobs[index]
+            let asked = job[0][0].1
+            // A failed shared read leaves everyone to their own read, which reports the error.
+            let pages = (try? sharedRead(job.map { $0[0].1.viewer }, asked.cursor, asked.limit)) ?? [:]
+            locked { readCount += 1 }
+            for group in job {
+                guard let page = pages[group[0].1.viewer] else {
+                    left.withLock { $0.append(group) }
+                    continue
+                }
+                if let response = Waiter.response(to: page, final: final, epoch: asked.epoch) {
+                    answer(group, with: response, final: final)
+                } else {
+                    locked { checkCount += group.count }
+                }
+            }
+        }
+        return left.withLock { $0 }
+    }
+
+    /// Answers every waiter of `group` still parked (not cancelled, not already answered).
+    private func answer(_ group: [(UInt64, Waiter)], with response: HTTPResponse, final: Bool) {
+        locked { checkCount += group.count }
+        for (id, waiter) in group {
+            let stillParked = final || locked { waiters.removeValue(forKey: id) != nil }
+            if stillParked { waiter.completion.complete(with: response) }
+        }
+    }
+
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+}
