@@ -4,7 +4,7 @@ import PackageDescription
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 /// What every capability module builds on: the server, the database, the rules, the kits.
 let capability: [Target.Dependency] = [
-    "HTTPServer", "HTTP1", "Postgres", "Domain", "Store", "ServiceKit", "RouteKit", logging,
+    "HTTPServer", "HTTP1", "JSON", "Postgres", "Domain", "Store", "ServiceKit", "RouteKit", logging,
 ]
 
 let package = Package(
@@ -32,9 +32,11 @@ let package = Package(
 
         // Pure HTTP/1.1: parser, response encoder, types. No sockets.
         .target(name: "HTTP1"),
+        // JSON values and the strict body check (UTF-8 only, no duplicate keys): no I/O.
+        .target(name: "JSON"),
         // Sockets, epoll event loop, connections, worker pool, router, middleware.
         // COpenSSL: SHA-1 for the WebSocket handshake's Sec-WebSocket-Accept.
-        .target(name: "HTTPServer", dependencies: ["HTTP1", "CLinuxSys", "CZlib", "COpenSSL", logging]),
+        .target(name: "HTTPServer", dependencies: ["HTTP1", "JSON", "CLinuxSys", "CZlib", "COpenSSL", logging]),
         // libpq wrapper: connection, query, rows, errors, pool, LISTEN/NOTIFY, migrator.
         .target(name: "Postgres", dependencies: ["CLibPQ", "CLinuxSys", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "ServiceKit", dependencies: ["Postgres", logging]),
         // Request and response helpers every route family shares: strict JSON bodies, JSON
         // output, the caller (`Principal`), database → domain errors, and the one error renderer.
-        .target(name: "RouteKit", dependencies: ["HTTPServer", "HTTP1", "Postgres", "Domain", "Store", logging]),
+        .target(name: "RouteKit", dependencies: ["HTTPServer", "HTTP1", "JSON", "Postgres", "Domain", "Store", logging]),
         // Accounts: sessions, sign-in, passwords, e-mail flows, API keys, users, avatars.
         .target(name: "Accounts", dependencies: capability + ["Credentials", "Mail"]),
         // Resources: the `/v1` rows and claims, and the writer push and `/rest/v1` share.
@@ -75,30 +77,30 @@ let package = Package(
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
         .target(name: "Console", dependencies: [
             "API", "Accounts", "Sync", "Operations", "RouteKit", "ServiceKit",
-            "HTTPServer", "HTTP1", "Postgres", "Store", "Domain", "Credentials", logging,
+            "HTTPServer", "HTTP1", "JSON", "Postgres", "Store", "Domain", "Credentials", logging,
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
             "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console",
-            "HTTPServer", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
+            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Shared test support: the throw-away PostgreSQL cluster, per-test databases, HTTP client helpers.
         .target(name: "TestSupport", dependencies: ["Postgres", "EmbeddedPostgres", "HTTP1", logging], path: "Tests/TestSupport"),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTP1", "JSON", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials"]),
         .testTarget(name: "DomainTests", dependencies: ["Domain"]),
         // Mail against a real SMTP server (aiosmtpd, Tests/MailTests/smtp-capture.py).
         .testTarget(name: "MailTests", dependencies: [
             "Mail", "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit",
-            "Postgres", "TestSupport",
+            "JSON", "Postgres", "TestSupport",
         ]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: [
-            "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
+            "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
     ]
 )

@@ -33,12 +33,3 @@ extension AuthService {
         max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
     }
 }
-
-extension AuthService.EmailRequest {
-    /// This request as an unauthenticated client at `context.clientAddress` made it.
-    package func from(_ context: RequestContext) -> Self {
-        var request = self
-        request.source = context.clientAddress
-        return request
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceKit
 import Store
 import Synchronization
 
@@ -15,7 +16,6 @@ public final class RevokedSessions: Sendable {
     private struct State {
         var revoked: [UUID: Date] = [:]
         var watermark: Date?
-        var running = false
     }
 
     private let state = Mutex(State())
@@ -23,6 +23,7 @@ public final class RevokedSessions: Sendable {
     private let retention: TimeInterval
     private let pollInterval: Duration
     private let logger: Logger
+    private let loop = BackgroundLoop(name: "revoked-sessions")
 
     public init(store: SessionStore, accessTokenTTL: Duration, pollInterval: Duration = .seconds(1), logger: Logger) {
         self.store = store
@@ -60,24 +61,16 @@ public final class RevokedSessions: Sendable {
     /// Polls on a background thread until `stop()`.
     public func start() throws {
         try refresh()
-        state.withLock { $0.running = true }
-        let thread = Thread { [self] in
-            while state.withLock({ $0.running }) {
-                Thread.sleep(forTimeInterval: Double(pollInterval.components.seconds)
-                    + Double(pollInterval.components.attoseconds) / 1e18)
-                guard state.withLock({ $0.running }) else { break }
-                do {
-                    try refresh()
-                } catch {
-                    logger.warning("revoked-session poll failed", metadata: ["error": .string("\(error)")])
-                }
+        loop.startEvery(pollInterval) { [self] in
+            do {
+                try refresh()
+            } catch {
+                logger.warning("revoked-session poll failed", metadata: ["error": .string("\(error)")])
             }
         }
-        thread.name = "revoked-sessions"
-        thread.start()
     }
 
     public func stop() {
-        state.withLock { $0.running = false }
+        loop.stop()
     }
 }

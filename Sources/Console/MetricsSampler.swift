@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Operations
 import Postgres
+import ServiceKit
 import Sync
 import Synchronization
 
@@ -36,9 +37,7 @@ public final class MetricsSampler: Sendable {
     let interval: Duration
     let capacity: Int
     private let readings = Mutex<[Reading]>([])
-    private let stopped = Atomic<Bool>(false)
-    /// Signalled by `stop()` so the sampling thread leaves its wait at once.
-    private let wake = DispatchSemaphore(value: 0)
+    private let loop = BackgroundLoop(name: "console-metrics")
 
     public init(metrics: RequestMetrics, pool: PostgresPool, sync: SyncService?, interval: Duration = .seconds(10),
                 capacity: Int = 90) {
@@ -51,18 +50,11 @@ public final class MetricsSampler: Sendable {
 
     /// Samples now and then every `interval` on a thread of its own until `stop()`.
     public func start() {
-        let nanoseconds = Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
-        Thread.detachNewThread { [self] in
-            while !stopped.load(ordering: .relaxed) {
-                sample()
-                _ = wake.wait(timeout: .now() + .nanoseconds(nanoseconds))
-            }
-        }
+        loop.startEvery(interval, immediately: true) { [self] in sample() }
     }
 
     public func stop() {
-        stopped.store(true, ordering: .relaxed)
-        wake.signal()
+        loop.stop()
     }
 
     func reading() -> Reading {

@@ -1,4 +1,5 @@
 import HTTP1
+import JSON
 
 /// An error a handler throws to answer with a specific status and the JSON error shape
 /// `{"code", "message", "details", "hint"}` (contract §4). Anything else a handler throws becomes

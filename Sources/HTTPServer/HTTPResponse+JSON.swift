@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import JSON
 
 extension HTTPResponse {
     /// A JSON response. Throws only if `value` refuses to encode (a bug in its Encodable).

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Synchronization
 
 /// Runs a readiness check on a thread of its own and waits for it at most `limit`, so
@@ -24,12 +25,12 @@ package final class ReadinessDeadline: Sendable {
             let started = Attempt()
             started.finished.enter()
             current = started
-            Thread { [self] in
+            BackgroundThread.start(name: "readiness-check") { [self] in
                 let readiness = body()
                 started.result.withLock { $0 = readiness }
                 self.current.withLock { if $0 === started { $0 = nil } }
                 started.finished.leave()
-            }.start()
+            }
             return started
         }
         let (seconds, attoseconds) = limit.components

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import ServiceKit
 import Synchronization
 
 /// Realtime broadcast across instances, through the PostgreSQL they all share: every
@@ -29,7 +30,7 @@ final class BroadcastBus: Sendable {
     let instance: String
     private let pool: PostgresPool
     private let listener: PostgresListener?
-    private let outbound = DispatchQueue(label: "realtime-broadcast-out")
+    private let outbound = BackgroundThread.serialQueue(label: "realtime-broadcast-out")
     private let lastPrune = Mutex<ContinuousClock.Instant?>(nil)
     private let logger: Logger
 
@@ -42,7 +43,7 @@ final class BroadcastBus: Sendable {
         self.pool = pool
         self.logger = logger
         // Received in order on one queue, off the listener's thread (a stored message costs a read).
-        let inbound = DispatchQueue(label: "realtime-broadcast-in")
+        let inbound = BackgroundThread.serialQueue(label: "realtime-broadcast-in")
         listener = listenOn.flatMap { configuration in
             try? PostgresListener(configuration: configuration, channels: [Self.channel], logger: logger,
                                   onNotification: { _, payload in

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// Small JSON text helpers for messages assembled from pieces (rows arrive as JSON text).
 enum JSONText {

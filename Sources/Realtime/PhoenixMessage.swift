@@ -1,4 +1,5 @@
 import HTTPServer
+import JSON
 
 /// One Phoenix channel message as a client sent it; both serializers decode to this.
 struct PhoenixMessage: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// The two wire formats of Phoenix channel messages, chosen by the socket's `vsn` query
 /// parameter: 1.0.0 sends objects `{"join_ref","ref","topic","event","payload"}` (the Python

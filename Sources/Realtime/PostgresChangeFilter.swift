@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPServer
+import JSON
 
 /// The one-column filter of a `postgres_changes` subscription, Supabase's syntax:
 /// `column=op.value` with `eq neq lt lte gt gte`, or `column=in.(a,b,"c d")`. Values are

@@ -1,5 +1,6 @@
 import Domain
 import HTTPServer
+import JSON
 
 /// One entry of a join's `config.postgres_changes`: `{event, schema, table?, filter?}`.
 ///

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPServer
+import JSON
 import Store
 
 /// One change as `postgres_changes` reports it, made from the user's sync delta (so exactly

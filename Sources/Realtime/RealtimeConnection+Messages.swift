@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 import Store
 
 /// The events of the Phoenix channel protocol as Supabase Realtime speaks them.

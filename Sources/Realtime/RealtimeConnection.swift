@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ServiceKit
 import Synchronization
 
 /// One realtime socket: the Phoenix channel protocol over a WebSocketHandler.
@@ -13,7 +14,7 @@ import Synchronization
 final class RealtimeConnection: WebSocketHandler, Sendable {
     let serializer: PhoenixSerializer
     let service: RealtimeService
-    let queue = DispatchQueue(label: "realtime-connection")
+    let queue = BackgroundThread.serialQueue(label: "realtime-connection")
 
     struct State {
         var outbound: (any WebSocketOutbound)?

@@ -1,6 +1,7 @@
 import Accounts
 import Foundation
 import Logging
+import ServiceKit
 import Store
 import Sync
 import Synchronization
@@ -38,6 +39,7 @@ public final class RealtimeService: Sendable {
     }
 
     private let state = Mutex(State())
+    private let tokenTimer = BackgroundLoop(name: "realtime-tokens")
 
     /// `publicBroadcast`: public topics carry broadcast between any signed-in users
     /// (`REALTIME_PUBLIC_BROADCAST`); otherwise only private topics do (`RealtimeTopicAccess`).
@@ -78,6 +80,7 @@ public final class RealtimeService: Sendable {
             return state.connections.values.compactMap(\.connection)
         }
         open.forEach { $0.closeForShutdown() }
+        tokenTimer.stop()
         feed.stop()
         bus.stop()
     }
@@ -103,20 +106,16 @@ public final class RealtimeService: Sendable {
         sync.ensureListening()
     }
 
+    /// Every `tokenCheckInterval`, each open connection checks its channels' tokens (expired or
+    /// revoked ones close their channels).
     private func startTokenTimer() {
-        let thread = Thread { [self] in
-            while true {
-                Thread.sleep(forTimeInterval: tokenCheckInterval.timeInterval)
-                let (open, stopped) = state.withLock { state in
-                    state.connections = state.connections.filter { $0.value.connection != nil }
-                    return (state.connections.values.compactMap(\.connection), state.stopped)
-                }
-                if stopped { return }
-                let now = Date()
-                open.forEach { $0.checkTokens(now: now) }
+        tokenTimer.startEvery(tokenCheckInterval) { [self] in
+            let open = state.withLock { state in
+                state.connections = state.connections.filter { $0.value.connection != nil }
+                return state.connections.values.compactMap(\.connection)
             }
+            let now = Date()
+            open.forEach { $0.checkTokens(now: now) }
         }
-        thread.name = "realtime-tokens"
-        thread.start()
     }
 }

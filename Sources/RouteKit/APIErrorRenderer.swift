@@ -1,6 +1,7 @@
 import Domain
 import HTTP1
 import HTTPServer
+import JSON
 import Logging
 import Postgres
 
@@ -25,30 +26,52 @@ public struct APIErrorRenderer: ErrorRendering {
     }
 
     public func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        let safe = context.route.map { $0.method == .get || $0.method == .head } ?? false
-        let error = DatabaseErrorMapping.forMethod(error, safe: safe)
-        if let style = context.route?.errorStyle, let family = families[style] {
-            return family.response(for: error, context: context)
-        }
-        return Self.contractError(for: error, logger: context.logger).response
+        response(for: error, style: context.route?.errorStyle ?? .contract, context: context)
     }
 
-    /// `error` in the contract's shape, logging what deserves it.
-    package static func contractError(for error: any Error, logger: Logger) -> HTTPError {
+    /// `error` in `style`'s shape: the family's renderer, or the contract's. Logged here,
+    /// once, whatever the family (`log`); the renderers only shape the answer.
+    package func response(for error: any Error, style: ErrorStyle, context: RequestContext) -> HTTPResponse {
+        let safe = context.route.map { $0.method == .get || $0.method == .head } ?? false
+        let error = DatabaseErrorMapping.forMethod(error, safe: safe)
+        Self.log(error, logger: context.logger)
+        if let family = families[style] { return family.response(for: error, context: context) }
+        return Self.contract(for: error).response
+    }
+
+    /// The one log line of a failure that deserves one: a database error with its diagnostics
+    /// (which never reach the client; at error level when it is an outage or a bug), and
+    /// anything no renderer models, which is a bug. Refusals the code means to give
+    /// (`DomainError`, `HTTPError`, a family's own `WireFamilyError`) are not logged.
+    package static func log(_ error: any Error, logger: Logger) {
         switch error {
-        case let domain as DomainError:
-            return contract(domain)
         case let database as PostgresError:
             let mapped = DatabaseErrorMapping.domainError(for: database)
             logger.log(level: mapped.kind == .unavailable || mapped.kind == .internalError ? .error : .debug,
                        "database error", metadata: ["error": .string(database.description), "code": .string(mapped.code.rawValue)])
-            return contract(mapped)
-        case let http as HTTPError:
-            return http
+        case is DomainError, is HTTPError, is any WireFamilyError:
+            break
         default:
             logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return contract(.internalError)
         }
+    }
+
+    /// `error` in the contract's shape: database errors mapped, anything unknown a generic
+    /// 500. Logs nothing (`log` does); for the renderers of other shapes, which start from it.
+    package static func contract(for error: any Error) -> HTTPError {
+        switch error {
+        case let domain as DomainError: contract(domain)
+        case let database as PostgresError: contract(DatabaseErrorMapping.domainError(for: database))
+        case let http as HTTPError: http
+        default: contract(.internalError)
+        }
+    }
+
+    /// `error` in the contract's shape, logged as `log` does: for answers made off the
+    /// renderer's path (the console's pages, a parked long-poll).
+    package static func contractError(for error: any Error, logger: Logger) -> HTTPError {
+        log(error, logger: logger)
+        return contract(for: error)
     }
 
     /// docs/contract.md §4: `{"code","message","details","hint"}`, one status per kind;

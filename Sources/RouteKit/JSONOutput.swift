@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPServer
+import JSON
 import Store
 
 /// The JSON shapes of the auth and user routes, with contract §1 timestamps.

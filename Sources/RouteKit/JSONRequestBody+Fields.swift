@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPServer
+import JSON
 
 /// Typed readers for resource columns, by the column's description: its rule (`ValueRule`)
 /// and nullability. Each returns nil when the field is absent and a `ColumnValue` when it is

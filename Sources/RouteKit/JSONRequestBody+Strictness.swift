@@ -1,6 +1,7 @@
 import Domain
 import HTTP1
 import HTTPServer
+import JSON
 
 /// What a JSON body must be before its fields are read: `application/json` in UTF-8 (RFC 8259
 /// §8.1), well-formed, each key once per object (StrictJSON).

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 
 /// A JSON object request body with the contract §4 errors: 413 over `maxBytes`, 415 when not
 /// `application/json`, 400 `invalid_json` when unparsable or not an object, and 422

@@ -44,6 +44,19 @@ package final class BackgroundLoop: @unchecked Sendable {
         return startLocked(prologue: prologue, turn: turn)
     }
 
+    /// Runs `work` every `interval` (also once at start when `immediately`), without the lock,
+    /// until `stop()`, which also cuts a wait short. False when already started or stopped.
+    @discardableResult
+    package func startEvery(_ interval: Duration, immediately: Bool = false, _ work: @escaping @Sendable () -> Void) -> Bool {
+        start(prologue: immediately ? work : nil) { [self] in
+            _ = condition.wait(until: Date().addingTimeInterval(interval.timeInterval))
+            guard !stopped else { return }
+            condition.unlock()
+            defer { condition.lock() }
+            work()
+        }
+    }
+
     /// Stops the loop and waits for the thread to leave it (at once if it never started).
     /// Call without the lock; a second call returns at once.
     package func stop() {

@@ -122,41 +122,19 @@ public final class SyncService: Sendable {
         try feed.prune(keep: keep)
     }
 
-    /// The page as sent, its cursors stamped with the database's epoch.
-    package static func render(_ page: SyncPage, epoch: String) -> HTTPResponse {
-        HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                     body: Array(page.json(epoch: epoch).utf8))
-    }
-
-    /// `httpError(for:)` for the failures it knows; anything else (an `UnknownStoredValue`)
-    /// passes on unchanged, so `ErrorMiddleware` logs it and answers 500.
+    /// The feed's refusals as the contract's errors; anything else unchanged.
     package static func mapped(_ error: any Error) -> any Error {
         switch error {
-        case is SyncFeedError, is HTTPError, is PostgresError: httpError(for: error)
-        default: error
-        }
-    }
-
-    package static func httpError(for error: any Error) -> HTTPError {
-        switch error {
         case SyncFeedError.invalidCursor:
-            return HTTPError(status: .badRequest, code: ErrorCode.invalidCursor.rawValue,
-                             message: "The since cursor is not one this server issued.",
-                             hint: "Start over without since (a full snapshot).")
+            DomainError(.badRequest, .invalidCursor, "The since cursor is not one this server issued.",
+                        hint: "Start over without since (a full snapshot).")
         case SyncFeedError.resyncRequired:
-            return HTTPError(status: .gone, code: ErrorCode.resyncRequired.rawValue,
-                             message: "This cursor is too old to be served; its history was pruned.",
-                             hint: "Drop local data and sync again without since.")
+            DomainError(.gone, .resyncRequired, "This cursor is too old to be served; its history was pruned.",
+                        hint: "Drop local data and sync again without since.")
         case SyncFeedError.epochChanged:
-            return HTTPError(status: .gone, code: ErrorCode.resyncRequired.rawValue,
-                             message: "This cursor was issued before the server's data was restored from a backup.",
-                             hint: "Drop local data and sync again without since.")
-        case let error as HTTPError:
-            return error
-        case let error as PostgresError:
-            return DatabaseErrorMapping.httpError(for: error)
-        default:
-            return DatabaseErrorMapping.internalError
+            DomainError(.gone, .resyncRequired, "This cursor was issued before the server's data was restored from a backup.",
+                        hint: "Drop local data and sync again without since.")
+        default: error
         }
     }
 }

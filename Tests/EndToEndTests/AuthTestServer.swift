@@ -30,6 +30,8 @@ final class AuthTestServer {
 
     let database: TestDatabase
     let auth: AuthService
+    /// The sync service the application built (device activity, the change stream).
+    let sync: SyncService?
     let server: HTTPServer
     let admin: User
     /// The operator's console on the same server (`withConsole`), as dispatchd wires it.
@@ -54,6 +56,7 @@ final class AuthTestServer {
             auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies),
             publishableKey: Self.publishableKey, realtimePublicBroadcast: realtimePublicBroadcast
         )
+        sync = application.sync
         var router = application.makeRouter()
         var middleware = application.middleware
         if withConsole {

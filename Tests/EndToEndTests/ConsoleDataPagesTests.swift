@@ -65,7 +65,7 @@ import Testing
         #expect(ConsoleSession.text(try browser.get("/console/access/view-as?user=\(claimer)")).contains(scene.task))
 
         #expect(try world.request("GET", "/v1/sync", as: .claimer).status == 200)
-        try world.app.auth.devices.flush()
+        try world.app.sync?.devices.flush()
         #expect(ConsoleSession.text(try browser.get("/console/sync")).contains("Claimer"))
         #expect(ConsoleSession.text(try browser.get("/console/sync/\(claimer)")).contains("Up to date"))
 

@@ -1,19 +1,20 @@
 @testable import API
 @testable import Accounts
-@testable import Resources
-@testable import Sync
-@testable import Realtime
-@testable import Supabase
-@testable import Operations
-@testable import RouteKit
-@testable import ServiceKit
 import Domain
 import Foundation
 import HTTPServer
+import JSON
+@testable import Operations
 import Postgres
+@testable import Realtime
+@testable import Resources
+@testable import RouteKit
+@testable import ServiceKit
 @testable import Store
-import Testing
+@testable import Supabase
+@testable import Sync
 import TestSupport
+import Testing
 
 /// What a new column costs: a migration and one description change. A copy of the listings
 /// description gains two columns, a copy of the table gains them too, and nothing else is

@@ -1,15 +1,16 @@
 @testable import API
 @testable import Accounts
-@testable import Resources
-@testable import Sync
-@testable import Realtime
-@testable import Supabase
-@testable import Operations
-@testable import RouteKit
-@testable import ServiceKit
 import Domain
 import Foundation
 import HTTPServer
+import JSON
+@testable import Operations
+@testable import Realtime
+@testable import Resources
+@testable import RouteKit
+@testable import ServiceKit
+@testable import Supabase
+@testable import Sync
 import Testing
 
 /// The Phoenix serializers and the postgres_changes configuration, without sockets or a database.

@@ -48,9 +48,9 @@ import Testing
         let store = DeviceHealthStore(pool: server.pool)
         #expect(try store.devices(userID: rita.id).isEmpty, "nothing is written per request")
         // The later sync's cursor wins whichever instance flushes first.
-        try server.instances[1].auth.devices.flush()
-        try server.instances[0].auth.devices.flush()
-        #expect(server.instances[0].auth.devices.pendingCount == 0)
+        try server.instances[1].sync.devices.flush()
+        try server.instances[0].sync.devices.flush()
+        #expect(server.instances[0].sync.devices.pendingCount == 0)
 
         let devices = try store.devices(userID: rita.id)
         let device = try #require(devices.first)
@@ -70,7 +70,7 @@ import Testing
         let listing = try server.listing(owner: otto, staff: rita)
         var replica = SyncReplica()
         try replica.syncToEnd(server, as: rita)
-        let devices = server.instances[0].auth.devices
+        let devices = server.instances[0].sync.devices
         let store = DeviceHealthStore(pool: server.pool)
         let feed = server.instances[0].sync.feed
         let viewer = Viewer(userID: rita.id, isAdmin: false)

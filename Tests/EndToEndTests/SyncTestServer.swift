@@ -63,9 +63,9 @@ final class SyncTestServer: Sendable {
         let quiet = Logger(label: "sync-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         let auth = try AuthService(pool: pool, jwtSecret: secret, hasher: AuthTestServer.cheapHasher,
                                    throttleLimits: .init(failuresPerAccountAndAddress: 1000, failuresPerAddress: 1000, failuresPerAccount: 1000),
-                                   deviceFlushInterval: deviceFlushInterval, logger: quiet)
+                                   logger: quiet)
         try auth.start()
-        let sync = SyncService(pool: pool, maxPageBytes: maxPageBytes, logger: quiet)
+        let sync = SyncService(pool: pool, maxPageBytes: maxPageBytes, deviceFlushInterval: deviceFlushInterval, logger: quiet)
         let application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
             auth: auth, sync: sync)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 @testable import HTTPServer
+import JSON
 import Logging
 import Synchronization
 import Testing

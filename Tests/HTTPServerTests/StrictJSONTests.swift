@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 import Testing
 
 /// The strict pre-check of JSON bodies: UTF-8 only, RFC 8259 grammar, each key once per object.

@@ -149,7 +149,7 @@ import Testing
         #expect(sender.counts.failedAttempts == 2)
 
         var output = PrometheusText()
-        MailMetrics.write(sender.counts, to: &output)
+        sender.writeMetrics(to: &output)
         #expect(output.text.contains("\nmail_dead_total 1\n"))
         #expect(output.text.contains("\nmail_outbox_dead 1\n"))
         #expect(output.text.contains("\nmail_sent_total 1\n"))

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import RouteKit
 import Store
 

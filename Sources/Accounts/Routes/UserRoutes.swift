@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import RouteKit
 import Store
 

@@ -1,5 +1,6 @@
 import HTTP1
 import HTTPServer
+import JSON
 import RouteKit
 
 /// The one place `/realtime/v1` refusals are rendered (its routes' `.realtime` style:
@@ -20,7 +21,7 @@ package struct RealtimeErrorRenderer: ErrorRendering {
     }
 
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        let contract = APIErrorRenderer.contractError(for: error, logger: context.logger)
+        let contract = APIErrorRenderer.contract(for: error)
         let body: JSONValue = ["error": .string(contract.message)]
         var response = (try? HTTPResponse.json(body, status: contract.status))
             ?? HTTPResponse.jsonError(status: contract.status, code: contract.code, message: contract.message)

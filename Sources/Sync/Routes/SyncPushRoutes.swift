@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import Logging
 import Postgres
 import RouteKit

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import RouteKit
 import Store
 
 /// `GET /v1/sync` (contract §6): the delta feed, with long-polling.
@@ -62,11 +63,8 @@ package enum SyncRoutes {
                     return SyncWaiters.Waiter.response(to: try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit),
                                                        final: final, epoch: epoch)
                 } catch {
-                    // No middleware sees a parked request's failure: log what it would.
-                    if !(SyncService.mapped(error) is HTTPError) {
-                        logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                    return SyncService.httpError(for: error).response
+                    // No middleware sees a parked request's failure: logged and rendered as it would.
+                    return APIErrorRenderer.contractError(for: SyncService.mapped(error), logger: logger).response
                 }
             }
             sync.waiters.park(waiter)

@@ -2,6 +2,7 @@ import API
 import Foundation
 import Logging
 import Operations
+import ServiceKit
 import Synchronization
 
 /// `serve`'s daily backup (BACKUP_DAILY; on by default with the embedded database): at start
@@ -10,16 +11,14 @@ import Synchronization
 /// that was down at midnight catches up within the hour. Outcomes go to `BackupStatus`
 /// (`/metrics`, `/readyz`) and the log.
 final class DailyBackups: Sendable {
-    static let checkInterval: TimeInterval = 3600
+    static let checkInterval: Duration = .seconds(3600)
 
     private let maker: BackupMaker
     private let directory: URL
     private let keep: Int
     let status: BackupStatus
     private let logger: Logger
-    private let stopped = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let started = Mutex(false)
+    private let loop = BackgroundLoop(name: "daily-backups")
 
     init(maker: BackupMaker, directory: String, keep: Int, status: BackupStatus, logger: Logger) {
         self.maker = maker
@@ -30,22 +29,12 @@ final class DailyBackups: Sendable {
     }
 
     func start() {
-        guard started.withLock({ let was = $0; $0 = true; return !was }) else { return }
-        let thread = Thread { [self] in
-            repeat {
-                runIfDue(now: Date())
-            } while stopped.wait(timeout: .now() + Self.checkInterval) == .timedOut
-            finished.signal()
-        }
-        thread.name = "daily-backups"
-        thread.start()
+        loop.startEvery(Self.checkInterval, immediately: true) { [self] in runIfDue(now: Date()) }
     }
 
     /// Stops the schedule; waits for a backup in progress to end.
     func stop() {
-        guard started.withLock({ $0 }) else { return }
-        stopped.signal()
-        finished.wait()
+        loop.stop()
     }
 
     /// Takes today's backup unless one exists.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// supabase-swift 2.55.1's Auth types (`Sources/Auth/Types.swift`, decoded with
 /// `AuthClient.Configuration.jsonDecoder`: snake_case keys, `JSONDecoder.supabase()` dates).

@@ -1,17 +1,18 @@
 @testable import API
 @testable import Accounts
-@testable import Resources
-@testable import Sync
-@testable import Realtime
-@testable import Supabase
-@testable import Operations
-@testable import RouteKit
-@testable import ServiceKit
 import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import Logging
+@testable import Operations
+@testable import Realtime
+@testable import Resources
+@testable import RouteKit
+@testable import ServiceKit
+@testable import Supabase
+@testable import Sync
 import Testing
 
 /// Every error code the Supabase-compatible surface can emit, rendered by each family's real
@@ -64,7 +65,7 @@ import Testing
     }
 
     static func render(_ error: any Error, _ family: SupabaseFamily) -> HTTPResponse {
-        APIErrorRenderer.response(for: error, style: family.errorStyle, context: context)
+        APIApplication.errorRenderer.response(for: error, style: family.errorStyle, context: context)
     }
 
     static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }

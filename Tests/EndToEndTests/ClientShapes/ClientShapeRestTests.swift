@@ -1,14 +1,15 @@
 @testable import API
 @testable import Accounts
-@testable import Resources
-@testable import Sync
-@testable import Realtime
-@testable import Supabase
-@testable import Operations
-@testable import RouteKit
-@testable import ServiceKit
 import Foundation
 import HTTPServer
+import JSON
+@testable import Operations
+@testable import Realtime
+@testable import Resources
+@testable import RouteKit
+@testable import ServiceKit
+@testable import Supabase
+@testable import Sync
 import Testing
 
 /// `/rest/v1` answers decoded as supabase-swift 2.55.1 decodes them: every route's success

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// supabase-swift 2.55.1's Realtime types (`Sources/RealtimeV2`).
 enum RealtimeMirrors {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// supabase-swift 2.55.1's Storage types, decoded with `JSONDecoder.supabase()`
 /// (`JSONDecoder.defaultStorageDecoder`, `Sources/Storage/Codable.swift`; no key strategy).

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import RouteKit
 
 /// A GoTrue request body: a JSON object parsed with the contract's rules (size, content type,

@@ -1,6 +1,7 @@
 import Domain
 import HTTP1
 import HTTPServer
+import JSON
 import RouteKit
 
 /// The one place `/auth/v1` errors are rendered: GoTrue's API-version 2024-01-01 shape
@@ -30,16 +31,7 @@ package struct GoTrueErrorRenderer: ErrorRendering {
     /// `error` as GoTrue would answer it: the body's code, message and status (also what the
     /// verify redirect puts in its fragment).
     static func httpError(for error: any Error, context: RequestContext) -> HTTPError {
-        let mapped = DatabaseErrorMapping.map(error)
-        guard let httpError = mapped as? HTTPError else {
-            context.logger.error("Unhandled error in handler", metadata: ["error": "\(String(reflecting: error))"])
-            return translate(.internalError)
-        }
-        // Database errors from work done off the middleware chain (the KDF pool) are logged here.
-        if httpError.status.code >= 500, !(error is HTTPError) {
-            context.logger.error("auth request failed", metadata: ["error": "\(String(reflecting: error))"])
-        }
-        return translate(httpError)
+        translate(APIErrorRenderer.contract(for: error))
     }
 
     static func render(_ error: HTTPError) -> HTTPResponse {

@@ -2,6 +2,7 @@ import Accounts
 import Domain
 import Foundation
 import HTTPServer
+import JSON
 import RouteKit
 
 /// The session and user JSON of `/auth/v1`, shaped like GoTrue's (SUPABASE.md §1) so

@@ -51,6 +51,9 @@ enum GoTrueVerifyRedirect {
                 ]))
             }
         } catch {
+            // A failure is a redirect with the error in its fragment, not an error response:
+            // logged as the renderer would, then shaped as GoTrue's.
+            APIErrorRenderer.log(error, logger: context.logger)
             let answer = GoTrueErrorRenderer.httpError(for: error, context: context)
             var pairs = [("error_code", answer.code), ("error_description", answer.message)]
             if let name = oauthError[answer.status.code] { pairs.insert(("error", name), at: 0) }

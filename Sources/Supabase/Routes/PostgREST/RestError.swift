@@ -1,6 +1,8 @@
 import Domain
 import HTTP1
 import HTTPServer
+import JSON
+import RouteKit
 
 /// An error of the Supabase-compatible `/rest/v1` surface, in PostgREST's wire shape
 /// `{"code","message","details","hint"}`: the only type the family renders
@@ -10,7 +12,7 @@ import HTTPServer
 /// (`RestErrorDetails`' grammar) and as `extras`, extra top-level keys decoders ignore
 /// (docs/app-developers/errors.md). Codes and statuses are PostgREST's (`RestErrorCode`); other
 /// layers' errors are converted by `RestErrorMapping`.
-struct RestError: Error, Sendable, Equatable {
+struct RestError: WireFamilyError, Sendable, Equatable {
     var status: HTTPStatus
     var code: String
     var message: String

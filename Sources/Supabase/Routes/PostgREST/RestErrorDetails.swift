@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 
 /// The text `details` of a `/rest/v1` error carries for structured facts, so that a client
 /// that only reads PostgREST's four keys (supabase-swift's `PostgrestError`) still gets them,

@@ -20,13 +20,10 @@ package struct RestErrorMapping: ErrorRendering {
         Self.response(for: error, context: context)
     }
 
-    /// The family's renderer (`SupabaseFamily.render`): every error under `/rest/v1`, the
-    /// gateway's and authentication's included. Unexpected ones are logged here, never shown.
+    /// The family's renderer: every error under `/rest/v1`, the gateway's and
+    /// authentication's included (logged by `APIErrorRenderer`, never shown).
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        if !(error is RestError || error is HTTPError || error is PostgresError || error is DomainError) {
-            context.logger.error("Unhandled error in /rest/v1", metadata: ["error": "\(String(reflecting: error))"])
-        }
-        return restError(for: error).response
+        restError(for: error).response
     }
 
     static func restError(for error: any Error) -> RestError {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 
 /// One `POST /rest/v1/rpc/<name>` call, checked the way PostgREST checks it before anything
 /// touches the database:

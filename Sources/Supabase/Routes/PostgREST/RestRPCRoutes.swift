@@ -17,26 +17,22 @@ enum RestRPCRoutes {
     static func register(on router: inout Router, auth: AuthService) {
         let stores = Dictionary(uniqueKeysWithValues: WorkItemKind.allCases.map { ($0, WorkItemStore(pool: auth.pool, kind: $0)) })
         router.post("/rest/v1/rpc/{function}") { request, context in
-            do {
-                let viewer = try auth.viewer(context)
-                guard request.body.count <= JSONRequestBody.maxBytes else {
-                    throw DomainError(.contentTooLarge, .bodyTooLarge,
-                                      "JSON request bodies are limited to \(JSONRequestBody.maxBytes) bytes.")
-                }
-                let call = try RestRPCCall(name: try context.pathParameter("function"), body: request.body,
-                                           contentType: request.headers["Content-Type"], query: context.query)
-                guard let store = stores[call.function.kind] else { throw HTTPError.internalError }
-                let result = switch call.function.action {
-                case .claim: try store.claim(viewer, id: call.id)
-                case .release: try store.release(viewer, id: call.id)
-                }
-                let object = request.headers["Accept"]?.contains("application/vnd.pgrst.object+json") == true
-                return .response(HTTPResponse(status: .ok,
-                                              headers: ["Content-Type": object ? RestReadRoutes.objectType : RestReadRoutes.jsonType],
-                                              body: Array(result.row.json.utf8)))
-            } catch {
-                throw RestErrorMapping.restError(for: error)
+            let viewer = try auth.viewer(context)
+            guard request.body.count <= JSONRequestBody.maxBytes else {
+                throw DomainError(.contentTooLarge, .bodyTooLarge,
+                                  "JSON request bodies are limited to \(JSONRequestBody.maxBytes) bytes.")
             }
+            let call = try RestRPCCall(name: try context.pathParameter("function"), body: request.body,
+                                       contentType: request.headers["Content-Type"], query: context.query)
+            guard let store = stores[call.function.kind] else { throw HTTPError.internalError }
+            let result = switch call.function.action {
+            case .claim: try store.claim(viewer, id: call.id)
+            case .release: try store.release(viewer, id: call.id)
+            }
+            let object = request.headers["Accept"]?.contains("application/vnd.pgrst.object+json") == true
+            return .response(HTTPResponse(status: .ok,
+                                          headers: ["Content-Type": object ? RestReadRoutes.objectType : RestReadRoutes.jsonType],
+                                          body: Array(result.row.json.utf8)))
         }
     }
 }

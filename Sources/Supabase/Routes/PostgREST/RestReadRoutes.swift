@@ -16,21 +16,17 @@ enum RestReadRoutes {
 
     static func register(on router: inout Router, auth: AuthService, store: RestReadStore, delta: RestDeltaWindow) {
         router.get("/rest/v1/{table}") { request, context in
-            do {
-                let name = try context.pathParameter("table")
-                guard let resource = Resource(table: name) else { throw RestError.unknownTable(name) }
-                let read = try RestReadRequest(resource: resource, query: context.query, headers: request.headers,
-                                               isGet: request.method == .get, delta: delta)
-                let viewer = try auth.viewer(context)
-                if request.method == .head { return .response(try head(read, viewer, store)) }
-                if read.single { return .response(try single(read, viewer, store)) }
-                if let limit = read.query.limit, limit <= bufferedRowLimit {
-                    return .response(try page(read, viewer, store))
-                }
-                return .streamed(stream(read, viewer, store))
-            } catch {
-                throw RestErrorMapping.restError(for: error)
+            let name = try context.pathParameter("table")
+            guard let resource = Resource(table: name) else { throw RestError.unknownTable(name) }
+            let read = try RestReadRequest(resource: resource, query: context.query, headers: request.headers,
+                                           isGet: request.method == .get, delta: delta)
+            let viewer = try auth.viewer(context)
+            if request.method == .head { return .response(try head(read, viewer, store)) }
+            if read.single { return .response(try single(read, viewer, store)) }
+            if let limit = read.query.limit, limit <= bufferedRowLimit {
+                return .response(try page(read, viewer, store))
             }
+            return .streamed(stream(read, viewer, store, context))
         }
     }
 
@@ -62,7 +58,8 @@ enum RestReadRoutes {
     /// Every row, streamed from a cursor: the head goes out once the query ran (so its errors
     /// are still statuses), then the array in pieces. A client that leaves cancels the stream,
     /// which rolls the read transaction back and frees the connection.
-    private static func stream(_ read: RestReadRequest, _ viewer: Viewer, _ store: RestReadStore) -> ResponseBodyStream {
+    private static func stream(_ read: RestReadRequest, _ viewer: Viewer, _ store: RestReadStore,
+                               _ context: RequestContext) -> ResponseBodyStream {
         ResponseBodyStream { writer in
             do {
                 var first = true
@@ -84,7 +81,7 @@ enum RestReadRoutes {
                 try writer.write([UInt8(ascii: "]")])
             } catch {
                 guard !writer.hasStarted else { throw error }
-                writer.respond(RestErrorMapping.restError(for: error).response)
+                writer.respond(context.renderError(error))
             }
         }
     }

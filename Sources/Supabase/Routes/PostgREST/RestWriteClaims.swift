@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPServer
+import JSON
 import Resources
 import Store
 

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import JSON
 import Postgres
 import Resources
 import Store
@@ -32,27 +33,23 @@ enum RestWriteRoutes {
     }
 
     private static func handle(_ request: HTTPRequest, _ context: RequestContext, _ auth: AuthService) throws -> HandlerReply {
-        do {
-            let name = try context.pathParameter("table")
-            guard let resource = Resource(table: name) else { throw RestError.unknownTable(name) }
-            let viewer = try auth.viewer(context)
-            let write = try RestWriteRequest(resource: resource, request: request, query: context.query)
-            if resource == .users {
-                return .response(try RestWriteUsers(auth: auth, viewer: viewer).respond(request.method, write))
-            }
-            guard let kind = ResourceWriter.Kind(resource) else {
-                throw RestWriteErrors.notAllowed("\(name) is written by the server only",
-                                                 hint: "Claims and status changes record themselves when tasks, activities and listings change.")
-            }
-            let rows = try auth.pool.withTransaction(maxAttempts: 3) { connection in
-                let writer = ResourceWriter(kind: kind, viewer: viewer, pool: auth.pool, connection: connection)
-                let rows = try apply(request.method, write, RestWriteDeletes(claims: RestWriteClaims(writer: writer)), connection)
-                return try representation(rows, write, connection)
-            }
-            return .response(RestWriteResponse.make(request.method, write, rows: rows))
-        } catch {
-            throw RestErrorMapping.restError(for: error)
+        let name = try context.pathParameter("table")
+        guard let resource = Resource(table: name) else { throw RestError.unknownTable(name) }
+        let viewer = try auth.viewer(context)
+        let write = try RestWriteRequest(resource: resource, request: request, query: context.query)
+        if resource == .users {
+            return .response(try RestWriteUsers(auth: auth, viewer: viewer).respond(request.method, write))
         }
+        guard let kind = ResourceWriter.Kind(resource) else {
+            throw RestWriteErrors.notAllowed("\(name) is written by the server only",
+                                             hint: "Claims and status changes record themselves when tasks, activities and listings change.")
+        }
+        let rows = try auth.pool.withTransaction(maxAttempts: 3) { connection in
+            let writer = ResourceWriter(kind: kind, viewer: viewer, pool: auth.pool, connection: connection)
+            let rows = try apply(request.method, write, RestWriteDeletes(claims: RestWriteClaims(writer: writer)), connection)
+            return try representation(rows, write, connection)
+        }
+        return .response(RestWriteResponse.make(request.method, write, rows: rows))
     }
 
     /// The rows the request wrote, in order (JSON texts as the stores return them).

@@ -1,6 +1,7 @@
 import Domain
 import HTTP1
 import HTTPServer
+import JSON
 import RouteKit
 
 /// The one place `/storage/v1` errors are rendered (`APIErrorRenderer`'s `.storage` style, for
@@ -21,7 +22,7 @@ package struct StorageErrorRenderer: ErrorRendering {
     }
 
     static func response(for error: any Error, context: RequestContext) -> HTTPResponse {
-        let contract = APIErrorRenderer.contractError(for: error, logger: context.logger)
+        let contract = APIErrorRenderer.contract(for: error)
         var status = contract.status
         var statusCode = String(contract.status.code)
         var name = contract.code

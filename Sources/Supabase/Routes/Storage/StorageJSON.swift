@@ -1,5 +1,6 @@
 import Domain
 import HTTPServer
+import JSON
 import Store
 
 /// Storage's JSON shapes for objects.

@@ -31,7 +31,8 @@ package final class SyncWaiters: @unchecked Sendable {
     private let sharedRead: SharedRead?
     private let requestChange: @Sendable () -> Void
     // Everything below is guarded by `condition`'s lock.
-    private let condition = NSCondition()
+    private let loop = BackgroundLoop(name: "sync-waiters")
+    private var condition: NSCondition { loop.condition }
     private var waiters: [UInt64: Waiter] = [:]
     /// Parked without proof that the audiences cover them: re-read at the next change.
     private var fresh: Set<UInt64> = []
@@ -42,9 +43,6 @@ package final class SyncWaiters: @unchecked Sendable {
     private var checkCount = 0
     private var readCount = 0
     private var nextID: UInt64 = 0
-    private var started = false
-    private var stopped = false
-    private var finished = false
 
     /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
     package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, requestChange: @escaping @Sendable () -> Void) {
@@ -98,10 +96,8 @@ package final class SyncWaiters: @unchecked Sendable {
     }
 
     package func stop() {
+        loop.stop()
         condition.lock()
-        stopped = true
-        condition.broadcast()
-        while started && !finished { condition.wait() }
         let leftovers = waiters
         waiters = [:]
         condition.unlock()
@@ -115,38 +111,30 @@ package final class SyncWaiters: @unchecked Sendable {
 
     /// Called with the lock held.
     private func startIfNeeded() {
-        guard !started, !stopped else { return }
-        started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "sync-waiters"
-        thread.start()
+        loop.startLocked { [self] in turn() }
     }
 
-    private func run() {
-        condition.lock()
-        while !stopped {
-            let now = ContinuousClock.now
-            let expired = waiters.filter { $0.value.deadline <= now }
-            if expired.isEmpty && due.isEmpty {
-                let nextDeadline = waiters.values.map(\.deadline).min() ?? now + .seconds(60)
-                _ = condition.wait(until: Date().addingTimeInterval((min(nextDeadline, now + .seconds(60)) - now).timeInterval))
-                continue
-            }
-            for id in expired.keys {
-                waiters[id] = nil
-                fresh.remove(id)
-                due.remove(id)
-            }
-            let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
-            due.removeAll()
-            condition.unlock()
-            serve(expired.map { ($0.key, $0.value) }, final: true)
-            serve(picked, final: false)
-            condition.lock()
+    /// One turn of the thread, with the lock held (`BackgroundLoop`): answer the expired,
+    /// re-read the due, or sleep until the next deadline or change.
+    private func turn() {
+        let now = ContinuousClock.now
+        let expired = waiters.filter { $0.value.deadline <= now }
+        if expired.isEmpty && due.isEmpty {
+            let nextDeadline = waiters.values.map(\.deadline).min() ?? now + .seconds(60)
+            _ = condition.wait(until: Date().addingTimeInterval((min(nextDeadline, now + .seconds(60)) - now).timeInterval))
+            return
         }
-        finished = true
-        condition.broadcast()
+        for id in expired.keys {
+            waiters[id] = nil
+            fresh.remove(id)
+            due.remove(id)
+        }
+        let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
+        due.removeAll()
         condition.unlock()
+        serve(expired.map { ($0.key, $0.value) }, final: true)
+        serve(picked, final: false)
+        condition.lock()
     }
 
     /// Answers waiters: first one shared read per plain cursor and limit that two or more
