@@ -16,8 +16,8 @@ import Logging
 import Testing
 
 /// Every error code the Supabase-compatible surface can emit, rendered by each family's real
-/// renderer (`APIErrorRenderer.response(for:style:context:)`, the one the gateway and the
-/// routes use) and decoded as supabase-swift 2.55.1 decodes that family's errors. The codes
+/// renderer (`APIApplication.errorRenderer`, by the family's error style, the one every
+/// request's errors go through) and decoded as supabase-swift 2.55.1 decodes that family's errors. The codes
 /// are enumerated from the code — `ErrorCode.allCases` in every `DomainError.Kind`, with facts
 /// and with field errors; `RestErrorCode.allCases`; `GoTrueErrorCode.allCases`;
 /// `SupabaseGatewayCode.allCases`; `HTTPError`s with each of those and `ServerErrorCode.allCases`

@@ -10,8 +10,8 @@ import Store
 /// `/auth/v1`: the subset of GoTrue (Supabase Auth) the official clients use, on the same
 /// session system as `/v1` — sign-in, throttle, rotation with its grace window, revocation and
 /// deactivation are the very functions `/v1` calls; only the wire shapes differ. Errors are
-/// GoTrue-shaped by `GoTrueErrorRenderer` (via `SupabaseGateway`, and for the work run on the
-/// KDF pool via `respondOnKDFPool`).
+/// GoTrue-shaped by `GoTrueErrorRenderer`, the renderer of these routes' error style (work run
+/// on the KDF pool renders through the same one: `RequestContext.renderError`).
 enum GoTrueRoutes {
     /// `POST /auth/v1/token`: hands out credentials, so it takes none (only the publishable key).
     static func registerSignIn(on router: inout Router, auth: AuthService) {
