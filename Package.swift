@@ -57,7 +57,9 @@ let package = Package(
         // output, the caller (`Principal`), database → domain errors, and the one error renderer.
         .target(name: "RouteKit", dependencies: ["HTTPServer", "HTTP1", "JSON", "Postgres", "Domain", "Store", logging]),
         // Accounts: sessions, sign-in, passwords, e-mail flows, API keys, users, avatars.
-        .target(name: "Accounts", dependencies: capability + ["Credentials", "Mail"]),
+        .target(name: "Accounts", dependencies: capability + [
+            "Credentials", "Mail", .product(name: "Mustache", package: "swift-mustache"),
+        ]),
         // Resources: the `/v1` rows and claims, and the writer push and `/rest/v1` share.
         .target(name: "Resources", dependencies: capability + ["Accounts"]),
         // Sync: the change stream, long-poll waiters, push, device activity.

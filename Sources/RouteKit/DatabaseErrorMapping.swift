@@ -14,40 +14,75 @@ public enum DatabaseErrorMapping {
     /// Seconds a client should wait before retrying a transient failure.
     public static let retryAfterSeconds = 1
 
-    public static func domainError(for error: PostgresError) -> DomainError {
-        // Not "nothing happened": a retry without the same id could make a duplicate.
-        if error.outcomeUnknown {
-            return DomainError(.unavailable, .outcomeUnknown,
-                               "The connection to the database was lost after the change was sent: it may or may not have been saved. Retry with the same id, or read it back first.")
-        }
-        if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed {
-            return DomainError(.unavailable, .databaseUnavailable, "The database is temporarily unavailable. Try again shortly.")
-        }
-        guard error.kind == .server, let code = error.code else { return .internalError }
+    /// What a database failure is, by its SQLSTATE: the one classification both wire shapes
+    /// (the contract's here, PostgREST's in `RestErrorMapping`) answer from.
+    public enum Failure: Equatable, Sendable {
+        /// The connection was lost after a change was sent: it may or may not have committed.
+        case outcomeUnknown
+        /// No connection (down, pool exhausted or closed).
+        case unavailable
+        /// A statement timeout or a lock wait that gave up: overloaded.
+        case timeout
+        /// A serialization failure or a deadlock: transient; the same request succeeds retried.
+        case collision(deadlock: Bool)
+        /// A unique or exclusion constraint.
+        case uniqueViolation
+        /// `users.avatar_hash` naming no stored image.
+        case unknownAvatar
+        case foreignKeyViolation
+        /// A CHECK or NOT NULL constraint.
+        case notAllowed
+        /// Class 22 (a bad number, an out-of-range date, a malformed array): a client's value.
+        case badValue
+        case undefinedColumn
+        /// Anything else: a bug.
+        case other
+    }
+
+    public static func classify(_ error: PostgresError) -> Failure {
+        if error.outcomeUnknown { return .outcomeUnknown }
+        if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed { return .unavailable }
+        guard error.kind == .server, let code = error.code else { return .other }
         switch code {
-        // Serialization failures and deadlocks are transient: the same request succeeds when
-        // retried, so they are 503 + Retry-After (retry as is), not 409 (which tells a client
-        // to reconcile its data first).
-        case .serializationFailure, .deadlockDetected:
-            return DomainError(.unavailable, .transactionConflict, "The request collided with a concurrent change. Retry it.")
-        // A statement timeout or a lock wait that gave up: the database is overloaded.
-        case .queryCanceled, .lockNotAvailable:
-            return DomainError(.unavailable, .databaseTimeout, "The database did not answer in time. Try again shortly.")
-        case .uniqueViolation, .exclusionViolation:
-            return DomainError(.conflict, .conflict, "A record with the same unique value already exists.")
-        case .foreignKeyViolation where error.constraint == UserStore.avatarHashConstraint:
-            return UserStore.unknownAvatar
+        case .serializationFailure: return .collision(deadlock: false)
+        case .deadlockDetected: return .collision(deadlock: true)
+        case .queryCanceled, .lockNotAvailable: return .timeout
+        case .uniqueViolation, .exclusionViolation: return .uniqueViolation
+        case .foreignKeyViolation where error.constraint == UserStore.avatarHashConstraint: return .unknownAvatar
+        case .foreignKeyViolation: return .foreignKeyViolation
+        case .checkViolation, .notNullViolation: return .notAllowed
+        case .undefinedColumn: return .undefinedColumn
+        default: return code.errorClass == "22" ? .badValue : .other
+        }
+    }
+
+    public static func domainError(for error: PostgresError) -> DomainError {
+        switch classify(error) {
+        // Not "nothing happened": a retry without the same id could make a duplicate.
+        case .outcomeUnknown:
+            DomainError(.unavailable, .outcomeUnknown,
+                        "The connection to the database was lost after the change was sent: it may or may not have been saved. Retry with the same id, or read it back first.")
+        case .unavailable:
+            DomainError(.unavailable, .databaseUnavailable, "The database is temporarily unavailable. Try again shortly.")
+        // Transient: 503 + Retry-After (retry as is), not 409 (which tells a client to
+        // reconcile its data first).
+        case .collision:
+            DomainError(.unavailable, .transactionConflict, "The request collided with a concurrent change. Retry it.")
+        case .timeout:
+            DomainError(.unavailable, .databaseTimeout, "The database did not answer in time. Try again shortly.")
+        case .uniqueViolation:
+            DomainError(.conflict, .conflict, "A record with the same unique value already exists.")
+        case .unknownAvatar:
+            UserStore.unknownAvatar
         case .foreignKeyViolation:
-            return DomainError(.invalidInput, .invalidReference, "The request refers to a record that does not exist.")
-        case .checkViolation, .notNullViolation:
-            return DomainError(.invalidInput, .validationFailed, "A value is missing or not allowed.")
-        default:
-            // Class 22 (data exception: bad number, out-of-range date, malformed array…) is a
-            // value the client sent that slipped past validation.
-            if code.errorClass == "22" {
-                return DomainError(.invalidInput, .invalidValue, "A value has the wrong format or is out of range.")
-            }
-            return .internalError
+            DomainError(.invalidInput, .invalidReference, "The request refers to a record that does not exist.")
+        case .notAllowed:
+            DomainError(.invalidInput, .validationFailed, "A value is missing or not allowed.")
+        // A value the client sent that slipped past validation.
+        case .badValue:
+            DomainError(.invalidInput, .invalidValue, "A value has the wrong format or is out of range.")
+        case .undefinedColumn, .other:
+            .internalError
         }
     }
 

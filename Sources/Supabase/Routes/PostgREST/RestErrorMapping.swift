@@ -68,35 +68,31 @@ package struct RestErrorMapping: ErrorRendering {
         return mapped
     }
 
+    /// PostgREST's answers (its Error.hs) to the failures `DatabaseErrorMapping.classify` tells
+    /// apart: 409 for a key collision or a missing referenced row, 400 for a value the database
+    /// refused, 503 + `Retry-After` for transient failures.
     static func restError(for error: PostgresError) -> RestError {
-        if error.outcomeUnknown { return restError(for: DatabaseErrorMapping.domainError(for: error)) }
-        if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed {
+        switch DatabaseErrorMapping.classify(error) {
+        case .outcomeUnknown, .unknownAvatar:
+            return restError(for: DatabaseErrorMapping.domainError(for: error))
+        case .unavailable:
             return unavailable(.databaseUnavailable, "The database is temporarily unavailable. Try again shortly.")
-        }
-        guard error.kind == .server, let code = error.code else { return restError(for: HTTPError.internalError) }
-        // users.avatar_hash naming no stored image (migration 0014): the same 422 as on /v1.
-        if error.constraint == UserStore.avatarHashConstraint { return restError(for: UserStore.unknownAvatar) }
-        switch code {
-        case .queryCanceled, .lockNotAvailable:
+        case .timeout:
             return unavailable(.queryCanceled, "The database did not answer in time. Try again shortly.")
-        case .serializationFailure:
-            return unavailable(.serializationFailure, "The request collided with a concurrent change. Retry it.")
-        case .deadlockDetected:
-            return unavailable(.deadlockDetected, "The request collided with a concurrent change. Retry it.")
+        case .collision(let deadlock):
+            return unavailable(deadlock ? .deadlockDetected : .serializationFailure, "The request collided with a concurrent change. Retry it.")
         case .uniqueViolation:
-            // A write the stores did not foresee colliding (PostgREST's 409 for both).
+            // A write the stores did not foresee colliding.
             return RestError(status: .conflict, code: .uniqueViolation, message: "A row with this key already exists.")
         case .foreignKeyViolation:
             return RestError(status: .conflict, code: .foreignKeyViolation, message: "The row refers to a row that does not exist.")
         case .undefinedColumn:
             return RestError(status: .badRequest, code: .undefinedColumn, message: "A column in the request does not exist.")
-        default:
-            // Class 22: a filter value the database could not read as its column's type
-            // (a timestamp out of range, a malformed array): the client's value, a 400.
-            if code.errorClass == "22" {
-                return RestError(status: .badRequest, passing: code.rawValue,
-                                 message: "A filter value has the wrong format or is out of range for its column.")
-            }
+        case .notAllowed, .badValue:
+            // A filter or body value the database could not take for its column: the client's, a 400.
+            return RestError(status: .badRequest, passing: error.code?.rawValue ?? "22000",
+                             message: "A value has the wrong format or is out of range for its column.")
+        case .other:
             return restError(for: HTTPError.internalError)
         }
     }
