@@ -1,7 +1,7 @@
 import Testing
 @testable import Credentials
 
-/// The primitives of the e-mail flows (issue 25): codes, HMAC, PKCE.
+/// The primitives of the e-mail sign-in and recovery flows: codes, HMAC, PKCE.
 @Suite struct EmailCodeTests {
     @Test func codesAreSixDigitsAndSpreadOverTheWholeRange() throws {
         var leadingDigits = Set<Character>()

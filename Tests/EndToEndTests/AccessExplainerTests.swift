@@ -4,7 +4,7 @@ import Postgres
 import Store
 import Testing
 
-/// The console's "Explain access" (issue 26): over random listings, tasks and activities
+/// The console's "Explain access": over random listings, tasks and activities
 /// (seeded, so a failure replays), for every user and row, the explainer's verdict (the API's
 /// one-row predicate), its explanation (the OR of the clauses it lists), the pure rules of
 /// `Domain.AccessRules` and the API's actual answer to `GET /v1/{r}/{id}` as that user all agree.

@@ -34,7 +34,7 @@ import Testing
         #expect((try app.request("GET", "/v1/api-keys", token: tokens.access).json?["items"] as? [Any])?.isEmpty == true)
     }
 
-    /// Issue 15.7: a leaked key must not mint keys that survive its own revocation, nor list
+    /// A leaked key must not mint keys that survive its own revocation, nor list
     /// or revoke its siblings; the signed-in session still can.
     @Test func apiKeyCannotCreateListOrRevokeOtherKeys() throws {
         let app = try AuthTestServer()

@@ -4,7 +4,7 @@ import Store
 import Synchronization
 import Testing
 
-/// Issue 15.3: password hashing cannot starve the server, and `current_password` guesses are
+/// Password hashing cannot starve the server, and `current_password` guesses are
 /// throttled like sign-ins.
 @Suite struct AuthPasswordWorkTests {
     static func changePassword(_ app: AuthTestServer, token: String, current: String) throws -> TestHTTPClient.Response {

@@ -2,7 +2,7 @@ import Foundation
 import Store
 import Testing
 
-/// Issue 15.2: behind a reverse proxy, sign-in limits hit the guessing client, not everyone.
+/// Behind a reverse proxy, sign-in limits hit the guessing client, not everyone.
 /// The "proxy" is the test client on loopback sending `X-Forwarded-For`, with 127.0.0.1 in
 /// TRUSTED_PROXIES; other tests show the header is ignored from an untrusted peer.
 @Suite struct AuthProxyThrottleTests {

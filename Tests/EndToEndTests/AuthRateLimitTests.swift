@@ -28,7 +28,7 @@ import Testing
         #expect(limited.header("Retry-After") != nil)
     }
 
-    /// Issue 25: one person spraying from an office's shared address must not lock out a
+    /// One person spraying from an office's shared address must not lock out a
     /// colleague who signed in from that address before; an account that never did is still
     /// refused, so the defence against spraying stays.
     @Test func anAddressLimitSparesAccountsThatSignedInFromThatAddress() throws {

@@ -3,7 +3,7 @@ import Store
 import Synchronization
 import Testing
 
-/// Issue 15.4: a phone retrying a refresh (or sending two at once) stays signed in; a replay
+/// A phone retrying a refresh (or sending two at once) stays signed in; a replay
 /// after the grace window is still treated as theft.
 @Suite struct AuthRefreshGraceTests {
     struct Pair: Sendable {

@@ -4,7 +4,7 @@ import Postgres
 import Store
 import Testing
 
-/// The store operations behind the console's edits (issue 26), run against the API they must
+/// The store operations behind the console's edits, run against the API they must
 /// agree with: off-boarding hands claims and listings over in one transaction with history rows
 /// and sync delivery; a restore returns a deleted row to its previous status; the office
 /// filters narrow the API's own list.

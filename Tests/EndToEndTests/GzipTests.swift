@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// gzip over real sockets (issue 15): the compressed body is checked with the system's
+/// gzip over real sockets: the compressed body is checked with the system's
 /// `gunzip`, independent of the server's zlib code.
 @Suite struct GzipTests {
     static func world() throws -> ResourceWorld {

@@ -12,7 +12,7 @@ import Postgres
 import Synchronization
 import Testing
 
-/// List pages bounded by bytes (issue 15, `LIST_PAGE_MAX_BYTES`). Huge rows are inserted with
+/// List pages bounded by bytes (`LIST_PAGE_MAX_BYTES`). Huge rows are inserted with
 /// SQL, past the per-field limits, so the budget itself is what is tested.
 @Suite struct ListByteBudgetTests {
     static let budget = 64 * 1024

@@ -3,7 +3,7 @@ import Postgres
 import Synchronization
 import Testing
 
-/// `order` on `GET /v1/{listings|tasks|activities}` (issue 15): every order, ascending and
+/// `order` on `GET /v1/{listings|tasks|activities}` : every order, ascending and
 /// descending, walks every row exactly once in the right order with keyset cursors, also
 /// while other requests write; bad orders and cursors of another order answer 400.
 @Suite struct ListOrderTests {

@@ -34,7 +34,7 @@ import Testing
         Case(path: listing, field: "assigned_staff", value: "\"6f1c1c52-0000-4000-8000-000000000000\"", code: "unknown_user"),
         Case(path: listing, field: "created_via", value: "\"email\"", code: "invalid_value"),
         Case(path: listing, field: "source_slack_messages", value: "[1]", code: "invalid_type"),
-        // Three messages within the per-message limit, 120,000 characters together (issue 15).
+        // Three messages within the per-message limit, 120,000 characters together: the total is bounded too.
         Case(path: task, field: "source_slack_messages",
              value: "[" + Array(repeating: "\"\(String(repeating: "s", count: 40_000))\"", count: 3).joined(separator: ",") + "]",
              code: "too_long"),

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Gap-free delta polling through `/rest/v1` for an app that asks `updated_at=gt.<lastSync>`
-/// with its own clock (issue 12, deliverable 5): the blocked-writer race, and a phone clock
+/// with its own clock: the blocked-writer race, and a phone clock
 /// running ahead within the documented bound.
 @Suite struct RestDeltaRaceTests {
     static func stamp(_ date: Date) -> String {

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-/// Deletes and restores the way the app makes them (issue 23 item 2): an upsert or PATCH that
+/// Deletes and restores the way the app makes them: an upsert or PATCH that
 /// moves `status` to `deleted` is `DELETE`'s operation — who may, `deleted_at` from the server,
 /// the history row, sync delivery — and a live status on a deleted row is a restore, which takes
 /// the delete's permission. The bodies carry every key the app's DTOs send (reference 001).

@@ -39,7 +39,7 @@ import TestSupport
     }
 
     /// A create, claim and release answer with the row's stored text (`RETURNING` reads
-    /// `row_json` since issue 28), which must be the stamped row: each answer is what
+    /// `row_json` rather than building it again), which must be the stamped row: each answer is what
     /// `dispatch_json` builds for the row right after, with the version that write gave it.
     @Test func writesAnswerTheRowTheyWrote() throws {
         let database = try TestDatabase.create()

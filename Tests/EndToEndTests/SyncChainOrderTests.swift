@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 17, point 2: parents precede children across the pages of a chain, also when rows
+/// Parents precede children across the pages of a chain, also when rows
 /// are written while the chain is between stages. Deterministic: each test pauses a chain
 /// after a page that ends at a known stage, writes, and resumes.
 @Suite struct SyncChainOrderTests {

@@ -12,7 +12,7 @@ import Postgres
 import Store
 import Testing
 
-/// Sync health per device (issue 26): requests are recorded in memory only and written in one
+/// Sync health per device: requests are recorded in memory only and written in one
 /// batch per flush, counters from two instances add up, replayed push results are not counted
 /// twice, and the lag the console shows is what the device's next sync would bring.
 @Suite struct SyncDeviceHealthTests {

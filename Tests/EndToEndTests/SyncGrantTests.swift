@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-/// Issue 17: a grant must carry what it grants at the moment it happens. A device that syncs
+/// A grant must carry what it grants at the moment it happens. A device that syncs
 /// only after "gained, then moved / reassigned / released" must still receive the rows'
 /// older children (notes, subtasks, claim events, status changes).
 @Suite struct SyncGrantTests {
@@ -118,7 +118,7 @@ import Testing
                 let item = items.randomElement(using: &random) ?? items[0]
                 switch Int.random(in: 0..<7, using: &random) {
                 case 5, 6:
-                    // The pattern of issue 17: someone gains a listing, then one of its items
+                    // The pattern a grant must survive: someone gains a listing, then one of its items
                     // moves to a listing they already see.
                     let column = Bool.random(using: &random) ? "assigned_staff" : "owned_by"
                     try server.execute("UPDATE listings SET \(unsafeSQL: column) = \(person.id) WHERE id = \(listing)")

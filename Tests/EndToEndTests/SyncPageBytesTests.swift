@@ -2,7 +2,7 @@ import Foundation
 import Store
 import Testing
 
-/// Issue 15, point 1 for the sync feed: a page stops at SYNC_PAGE_MAX_BYTES as well as at
+/// The sync feed's pages are bounded in bytes: a page stops at SYNC_PAGE_MAX_BYTES as well as at
 /// `limit`, with `has_more` pointing on; a single row larger than the budget goes out alone.
 @Suite struct SyncPageBytesTests {
     static let budget = 64 * 1024

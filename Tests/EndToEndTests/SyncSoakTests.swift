@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The convergence soak of issue 17: two `dispatchd` processes on one database; writers
+/// The convergence soak: two `dispatchd` processes on one database; writers
 /// making every kind of API write (creates, edits, claims, releases, moves, reassignments,
 /// deletes, notes, subtasks, offline pushes) on random instances; devices syncing with random
 /// page sizes and long-polls; meanwhile `kill -9` of an instance (replaced by a fresh

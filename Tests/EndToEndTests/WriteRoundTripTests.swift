@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// A create, a claim and a release of one's own claim are one statement each (issue 14, cost
-/// per request): the request makes three round trips to PostgreSQL — the caller's account
+/// A create, a claim and a release of one's own claim are one statement each (to keep the cost
+/// per request low): the request makes three round trips to PostgreSQL — the caller's account
 /// check, the write, and the sync wake-up sent in its own transaction after the write commits
-/// (issue 28: `SELECT pg_notify`, PostgresConnection+AfterCommitNotify.swift, so the write does
+/// (`SELECT pg_notify`, PostgresConnection+AfterCommitNotify.swift, so the write does
 /// not commit under PostgreSQL's NOTIFY lock) — instead of BEGIN, the reads and writes one by
 /// one, and COMMIT (six for a create, five for a claim, six for a release before). Counted with
 /// the pool's statement timings (`db_query_duration_seconds`), which record every round trip.

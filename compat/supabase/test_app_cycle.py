@@ -1,4 +1,4 @@
-"""The Dispatch app's sync cycle (issue 23 item 4), run twice over the same steps:
+"""The Dispatch app's sync cycle, run twice over the same steps:
 
 - through supabase-py, the official Python client;
 - through raw HTTP sending exactly what supabase-swift 2.55.1 sends, as read from its
@@ -243,6 +243,6 @@ def test_the_apps_sync_cycle(transport, server, create_realtor, signed_in_client
         assert app.row("activities", activity)["status"] == "deleted" and app.row("activities", activity)["deleted_at"]
         assert any(event["entity_id"].lower() == str(task) for event in app.local["claim_events"].values())
 
-    # Last, the lost race as the app's catch sees it (errshape's text `details`, see issue 23 item 1).
+    # Last, the lost race as the app's catch sees it (errshape's `details` is text, not an object).
     assert lost.value.decodes and lost.value.code == "claim_conflict"
     assert isinstance(lost.value.details, str) and str(b.id) in lost.value.details.lower(), lost.value.details

@@ -1,4 +1,4 @@
-"""E-mail sign-in, recovery, invitations and address change (issue 25) through supabase-py, and
+"""E-mail sign-in, recovery, invitations and address change through supabase-py, and
 raw HTTP for what supabase-swift sends differently (PKCE, /admin/invite).
 
 The server sends through a real SMTP relay (scripts/smtp_capture.py, aiosmtpd with STARTTLS)

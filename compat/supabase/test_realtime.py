@@ -1,4 +1,4 @@
-"""Realtime through the official Python client (PyPI `realtime`, part of supabase-py; issue 16).
+"""Realtime through the official Python client (PyPI `realtime`, part of supabase-py).
 
 A signed-in user subscribes with AsyncRealtimeClient (vsn 1.0.0, the publishable key in the
 URL, the user's access token in the join) and sees inserts and updates made through /v1; a

@@ -1,4 +1,4 @@
-"""Realtime's WebSocket framing edges over a raw socket (issue 16 item 5;
+"""Realtime's WebSocket framing edges over a raw socket (see
 docs/app-developers/realtime.md, WebSocket transport).
 
 Each malformed input closes the connection with RFC 6455's status code, and the well-formed

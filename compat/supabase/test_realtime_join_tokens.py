@@ -1,4 +1,4 @@
-"""Who may join a realtime channel, over a raw socket (issue 16 item 5;
+"""Who may join a realtime channel, over a raw socket (see
 docs/app-developers/realtime.md).
 
 A join without a usable user token gets the Phoenix error reply Supabase's clients expect —

@@ -1,4 +1,4 @@
-"""Realtime's timers and send bound over a raw socket (issue 16 item 5;
+"""Realtime's timers and send bound over a raw socket (see
 docs/app-developers/realtime.md, WebSocket transport).
 
 A replica with short timers (WS_PING_INTERVAL=1, WS_PONG_TIMEOUT=2, WS_IDLE_TIMEOUT=4) shows

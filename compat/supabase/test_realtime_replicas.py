@@ -1,4 +1,4 @@
-"""Realtime across two server instances on one database (issue 16 items 3 and 5; docs/app-developers/realtime.md,
+"""Realtime across two server instances on one database (docs/app-developers/realtime.md,
 docs/operators/scaling.md).
 
 A second `dispatchd serve` runs on the shared server's database, JWT secret and publishable key,

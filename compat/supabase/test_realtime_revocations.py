@@ -1,4 +1,4 @@
-"""Rows leaving a user's view, seen through the official Python client (issue 16 items 3 and 5).
+"""Rows leaving a user's view, seen through the official Python client.
 
 Sam is the staff of Olive's listing and sees its tasks. Each way a row can leave his view — a
 task moved to another listing, the listing reassigned (its tasks go with it), a claim

@@ -1,4 +1,4 @@
-"""/rest/v1 reads through the official supabase-py client (issue 12, deliverables 3-7).
+"""/rest/v1 reads through the official supabase-py client.
 
 Every filter, order, paging, count, single and maybe_single; visibility (an outsider sees
 nothing); the blocked-writer race for delta polling; and an unbounded read past Supabase's

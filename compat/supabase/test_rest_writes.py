@@ -1,4 +1,4 @@
-"""/rest/v1 writes through the official supabase-py client (issue 13, items 1-5 and 7).
+"""/rest/v1 writes through the official supabase-py client.
 
 Insert, upsert (merge replayed, ignore-duplicates), update, soft delete, claims by update
 (claim, release, a held claim's 409 naming the holder, 20 clients racing), a bulk write that

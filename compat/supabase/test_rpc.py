@@ -1,4 +1,4 @@
-"""The claim RPCs through the official supabase-py client (issue 13, deliverable 4):
+"""The claim RPCs through the official supabase-py client:
 `rpc("claim_task", {"task_id": …})`, `release_task`, `claim_activity`, `release_activity`.
 
 Each answers the row as one JSON object (`.execute().data` is a dict), runs the same claim as

@@ -1,4 +1,4 @@
-"""/storage/v1 through the official supabase-py client (storage3), issue 13 item 6-7.
+"""/storage/v1 through the official supabase-py client (storage3).
 
 Upload (storage3 sends multipart with a `file` part whose declared type defaults to
 text/plain), overwrite with upsert and update, the public URL fetched byte for byte without
