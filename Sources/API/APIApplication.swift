@@ -14,39 +14,39 @@ import Sync
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
-public struct APIApplication: Sendable {
-    public let readiness: any ReadinessCheck
+package struct APIApplication: Sendable {
+    package let readiness: any ReadinessCheck
     /// Authentication, users, API keys and avatars; nil serves the operations routes only.
-    public let auth: AuthService?
+    package let auth: AuthService?
     /// Request counts and latencies for `GET /metrics`; one per application (process).
-    public let metrics: RequestMetrics
+    package let metrics: RequestMetrics
     /// Reported as `db_pool_connections`; defaults to the authentication service's pool.
-    public let pool: PostgresPool?
+    package let pool: PostgresPool?
     /// The sync feed and its long-poll waiters; present with authentication.
-    public let sync: SyncService?
+    package let sync: SyncService?
     /// Supabase Realtime over `/realtime/v1/websocket` (a second consumer of `sync`'s change stream).
-    public let realtime: RealtimeService?
+    package let realtime: RealtimeService?
     /// The byte budget of list pages (`LIST_PAGE_MAX_BYTES`).
-    public let listPaging: ListPaging
+    package let listPaging: ListPaging
     /// Proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); empty: none.
-    public let trustedProxies: TrustedProxies
+    package let trustedProxies: TrustedProxies
     /// How `/rest/v1` widens `updated_at=gt.` delta polls (WRITE_TRANSACTION_TIMEOUT, CLIENT_CLOCK_SKEW).
-    public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
+    package var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
-    public let publishableKey: String?
+    package let publishableKey: String?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
-    public var mailSender: MailSender?
+    package var mailSender: MailSender?
     /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
-    public var backups: BackupStatus?
+    package var backups: BackupStatus?
     /// Whether PUBLIC_URL is set; unset, `ForwardedHeaderWarnings` warns about https proxies.
-    public var publicURLIsSet = true
+    package var publicURLIsSet = true
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
     /// `JSONRequestBody.maxBytes`).
-    public static let maxRequestBodyBytes = SupabaseRoutes.maxRequestBytes
+    package static let maxRequestBodyBytes = SupabaseRoutes.maxRequestBytes
 
-    public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
+    package init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
                 trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil,
                 realtimePublicBroadcast: Bool = false) {
@@ -79,7 +79,7 @@ public struct APIApplication: Sendable {
     /// everything else needs credentials (`AuthMiddleware` reads the requirement from the
     /// request's resolved route). The Supabase-compatible families answer in their own error
     /// style (`errorRenderer`), `/v1` and the operations routes in the contract's.
-    public func makeRouter() -> Router {
+    package func makeRouter() -> Router {
         var router = Router()
         router.group(auth: .anonymous) { open in
             OperationsRoutes.register(on: &open, readiness: readiness, backups: backups, metrics: metricsSources)
@@ -102,9 +102,14 @@ public struct APIApplication: Sendable {
     }
 
     /// Each wire family's error shape, by the style its route groups carry; the rest answer
-    /// in the contract's.
-    static let errorRenderer = APIErrorRenderer(
-        families: SupabaseRoutes.errorRenderers.merging([.realtime: RealtimeRoutes.errorRenderer]) { first, _ in first })
+    /// in the contract's. Registered for every style it serves, so work that answers later
+    /// renders through it too (`RequestContext.renderError`).
+    static let errorRenderer: APIErrorRenderer = {
+        let families = SupabaseRoutes.errorRenderers.merging([.realtime: RealtimeRoutes.errorRenderer]) { first, _ in first }
+        let renderer = APIErrorRenderer(families: families)
+        for style in families.keys + [.contract] { ErrorRenderers.register(renderer, for: style) }
+        return renderer
+    }()
 
     /// Outermost first: find the real client address (and warn once about forwarded headers
     /// the server cannot use), log and count every request with its final status, gzip the
@@ -114,7 +119,7 @@ public struct APIApplication: Sendable {
     /// whose route requires it, and replay `/v1` writes sent again with the same
     /// `Idempotency-Key` (`IdempotencyMiddleware`). All of them read the route the server
     /// resolved once.
-    public var middleware: [any Middleware] {
+    package var middleware: [any Middleware] {
         let base: [any Middleware] = [
             ClientAddressMiddleware(trustedProxies: trustedProxies),
             ForwardedHeaderWarnings(trustedProxies: trustedProxies, publicURLIsSet: publicURLIsSet), LoggingMiddleware(),

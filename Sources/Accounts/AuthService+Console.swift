@@ -9,7 +9,7 @@ extension AuthService {
     /// session, recorded with the client's device and address. Throws what `/v1/auth/login`
     /// answers: 429 `rate_limited` (with the wait) or 401 `invalid_credentials`.
     /// `deviceCookie`: the `Set-Cookie` value that keeps this browser known (`DeviceCookie`).
-    public func startSession(email: String, password: String,
+    package func startSession(email: String, password: String,
                              client: ClientInfo) throws -> (user: User, sessionID: UUID, deviceCookie: String?) {
         let signedIn = try signIn(email: email.trimmingCharacters(in: .whitespaces), password: password, client: client)
         return (signedIn.user, signedIn.sessionID, signedIn.deviceCookie)

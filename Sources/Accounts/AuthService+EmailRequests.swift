@@ -99,7 +99,7 @@ extension AuthService {
     /// runs it, with the link to the default target (PUBLIC_URL) and no PKCE pair, since an
     /// administrator's browser is not the one that will open it. The address is checked as
     /// the API's body check does (`mailAddress`), so a bad one is a 422, not a mail error.
-    public func invite(email: String, name: String?, userType: UserType) throws -> User {
+    package func invite(email: String, name: String?, userType: UserType) throws -> User {
         var problems: [FieldError] = []
         guard let checked = UserRules.checkEmail(email, errors: &problems), (try? MailAddress(checked)) != nil else {
             throw DomainError.validation(problems.isEmpty

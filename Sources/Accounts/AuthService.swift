@@ -12,50 +12,50 @@ import Synchronization
 
 /// Everything the authentication and user routes share: stores, token signing, password
 /// hashing and the revocation set. One per server process.
-public final class AuthService: Sendable {
-    public let pool: PostgresPool
-    public let users: UserStore
-    public let sessions: SessionStore
-    public let apiKeys: APIKeyStore
-    public let avatars: AvatarStore
-    public let throttle: LoginThrottle
+package final class AuthService: Sendable {
+    package let pool: PostgresPool
+    package let users: UserStore
+    package let sessions: SessionStore
+    package let apiKeys: APIKeyStore
+    package let avatars: AvatarStore
+    package let throttle: LoginThrottle
     /// The devices accounts signed in on, which the throttle spares (`DeviceCookie`).
-    public let signInDevices: SignInDevices
+    package let signInDevices: SignInDevices
     /// How the device cookie is set (Secure when PUBLIC_URL is https).
     package let deviceCookie: DeviceCookie
-    public let signer: JWTSigner
+    package let signer: JWTSigner
     /// `signer.verify` with memory: each distinct token is checked once (AuthMiddleware).
-    public let verifiedTokens: VerifiedTokenCache
-    public let hasher: PasswordHasher
-    public let accessTokenTTL: Duration
-    public let refreshTokenTTL: Duration
+    package let verifiedTokens: VerifiedTokenCache
+    package let hasher: PasswordHasher
+    package let accessTokenTTL: Duration
+    package let refreshTokenTTL: Duration
     /// Read by the access-token check; written only by the session verbs
     /// (`AuthService+EndSessions`), which also end the sessions in the database.
     package let revokedSessions: RevokedSessions
     /// Where every password hash and verification runs (KDF_CONCURRENCY threads).
-    public let passwordWork: PasswordWork
+    package let passwordWork: PasswordWork
     /// Verified against for unknown emails so both failure paths cost one KDF run.
     package let dummyPasswordHash: String
     /// Sign-in codes and links, recovery, invitations and address changes.
-    public let emailSettings: EmailAuthSettings
-    public let emailTokens: EmailTokenStore
+    package let emailSettings: EmailAuthSettings
+    package let emailTokens: EmailTokenStore
     package let logger: Logger
     private let loginFailureCount = Atomic<Int>(0)
 
     /// Sign-ins refused with `invalid_credentials` since start (`auth_login_failures_total`).
-    public var loginFailures: Int { loginFailureCount.load(ordering: .relaxed) }
+    package var loginFailures: Int { loginFailureCount.load(ordering: .relaxed) }
 
     package func recordLoginFailure() { loginFailureCount.add(1, ordering: .relaxed) }
 
-    public static let defaultAccessTokenTTL: Duration = .seconds(15 * 60)
-    public static let defaultRefreshTokenTTL: Duration = .seconds(30 * 24 * 3600)
+    package static let defaultAccessTokenTTL: Duration = .seconds(15 * 60)
+    package static let defaultRefreshTokenTTL: Duration = .seconds(30 * 24 * 3600)
     /// Avatar uploads (and Storage's images) may be up to 5 MiB. The server's global body limit
     /// is raised to allow this; JSON routes enforce their own 1 MiB.
     package static let avatarMaxBytes = 5 * 1024 * 1024
     /// Marks API keys so the middleware tells them from JWTs without trying to parse them.
-    public static let apiKeyPrefix = "dsk_"
+    package static let apiKeyPrefix = "dsk_"
 
-    public init(pool: PostgresPool, jwtSecret: String, hasher: PasswordHasher = PasswordHasher(),
+    package init(pool: PostgresPool, jwtSecret: String, hasher: PasswordHasher = PasswordHasher(),
                 accessTokenTTL: Duration = AuthService.defaultAccessTokenTTL,
                 refreshTokenTTL: Duration = AuthService.defaultRefreshTokenTTL,
                 throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(),
@@ -87,11 +87,11 @@ public final class AuthService: Sendable {
     }
 
     /// Starts the revocation poll; call before serving.
-    public func start() throws {
+    package func start() throws {
         try revokedSessions.start()
     }
 
-    public func stop() {
+    package func stop() {
         revokedSessions.stop()
         passwordWork.stop()
     }

@@ -3,34 +3,34 @@ import Mail
 import Store
 
 /// The operator's choices for the e-mail flows (docs/operators/configuration.md).
-public struct EmailAuthSettings: Sendable {
+package struct EmailAuthSettings: Sendable {
     /// AUTH_EMAIL_TOKEN_TTL: how long a code or link works (default 15 minutes).
-    public var tokenLifetime: Duration
+    package var tokenLifetime: Duration
     /// AUTH_EMAIL_SIGNUP: whether `POST /auth/v1/otp` with `create_user: true` creates an
     /// account for an unknown address. Off by default: administrators create accounts.
-    public var signupEnabled: Bool
+    package var signupEnabled: Bool
     /// PUBLIC_URL and AUTH_REDIRECT_URLS: where mail links point and may send the browser.
-    public var redirects: RedirectAllowList
+    package var redirects: RedirectAllowList
     /// Where mails are queued, rendered from the operator's templates (the mail layer's).
-    public var outbox: MailOutbox
+    package var outbox: MailOutbox
     /// One mail per address per this interval, across instances (60 s: long enough to stop mail bombing, short enough for a retry).
-    public var addressInterval: Duration
+    package var addressInterval: Duration
     /// AUTH_EMAIL_HOURLY_LIMIT: mails all instances queue in an hour before requests that
     /// would send one are refused (429, for unknown addresses too). A safety valve for the
     /// relay's reputation, not the defence against floods (the two caps below are):
     /// administrators' invitations pass it.
-    public var hourlyLimit: Int
+    package var hourlyLimit: Int
     /// AUTH_EMAIL_ADDRESS_HOURLY_LIMIT: requests per recipient address per hour.
-    public var addressHourlyLimit: Int
+    package var addressHourlyLimit: Int
     /// AUTH_EMAIL_SOURCE_HOURLY_LIMIT: unauthenticated requests per client address per hour.
-    public var sourceHourlyLimit: Int
+    package var sourceHourlyLimit: Int
 
-    public static let defaultAddressInterval: Duration = .seconds(60)
-    public static let defaultHourlyLimit = 500
-    public static let defaultAddressHourlyLimit = 5
-    public static let defaultSourceHourlyLimit = 30
+    package static let defaultAddressInterval: Duration = .seconds(60)
+    package static let defaultHourlyLimit = 500
+    package static let defaultAddressHourlyLimit = 5
+    package static let defaultSourceHourlyLimit = 30
 
-    public init(outbox: MailOutbox, redirects: RedirectAllowList, tokenLifetime: Duration = EmailTokenStore.defaultLifetime,
+    package init(outbox: MailOutbox, redirects: RedirectAllowList, tokenLifetime: Duration = EmailTokenStore.defaultLifetime,
                 signupEnabled: Bool = false, addressInterval: Duration = EmailAuthSettings.defaultAddressInterval,
                 hourlyLimit: Int = EmailAuthSettings.defaultHourlyLimit,
                 addressHourlyLimit: Int = EmailAuthSettings.defaultAddressHourlyLimit,
@@ -47,7 +47,7 @@ public struct EmailAuthSettings: Sendable {
 
     /// Built-in templates, links to a local server: what an `AuthService` built without
     /// settings (tests of other features) uses. Queued mail is sealed under `serverSecret`.
-    public static func standard(serverSecret: String) throws -> EmailAuthSettings {
+    package static func standard(serverSecret: String) throws -> EmailAuthSettings {
         let links = PublicLinks(baseURL: "http://127.0.0.1:8080", redirectURLs: nil)
         return EmailAuthSettings(outbox: MailOutbox(templates: try MailTemplates(siteName: "Dispatch", links: links),
                                                     sender: try MailAddress("no-reply@localhost.localdomain", name: "Dispatch"),

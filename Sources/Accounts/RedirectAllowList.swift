@@ -8,31 +8,31 @@ import RouteKit
 /// `https://app.example.com.evil.net` nor `https://app.example.com@evil.net`. Anything else,
 /// and anything with whitespace or control characters, falls back to the first entry, as
 /// GoTrue falls back to its site URL: an open redirect is never possible.
-public struct RedirectAllowList: Sendable {
+package struct RedirectAllowList: Sendable {
     /// PUBLIC_URL and AUTH_REDIRECT_URLS as the mail layer resolves them (the listener's URL
     /// when PUBLIC_URL is unset, known once the port is bound).
     package let links: PublicLinks
 
-    public init(links: PublicLinks) {
+    package init(links: PublicLinks) {
         self.links = links
     }
 
-    public init(publicURL: String, allowed: [String] = []) {
+    package init(publicURL: String, allowed: [String] = []) {
         self.init(links: PublicLinks(baseURL: publicURL, redirectURLs: allowed.isEmpty ? nil : allowed))
     }
 
     /// The base URL of links in mail (never the request's Host header), without a trailing `/`.
-    public var publicURL: String { links.baseURL }
+    package var publicURL: String { links.baseURL }
     /// The allowed targets; the first is the fallback.
-    public var allowed: [String] { links.redirectURLs.isEmpty ? [publicURL] : links.redirectURLs }
+    package var allowed: [String] { links.redirectURLs.isEmpty ? [publicURL] : links.redirectURLs }
 
     /// `candidate` when it is allowed, else the default target.
-    public func resolve(_ candidate: String?) -> String {
+    package func resolve(_ candidate: String?) -> String {
         guard let candidate, isAllowed(candidate) else { return allowed[0] }
         return candidate
     }
 
-    public func isAllowed(_ candidate: String) -> Bool {
+    package func isAllowed(_ candidate: String) -> Bool {
         guard !candidate.isEmpty, candidate.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return false }
         return allowed.contains { entry in
             guard candidate.hasPrefix(entry) else { return false }

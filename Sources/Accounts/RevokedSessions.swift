@@ -12,7 +12,7 @@ import Synchronization
 /// that is the longest window in which another replica may still accept a revoked session's
 /// access token. Ids are forgotten once every token of theirs has expired (revocation time +
 /// access-token lifetime), so the set stays small.
-public final class RevokedSessions: Sendable {
+package final class RevokedSessions: Sendable {
     private struct State {
         var revoked: [UUID: Date] = [:]
         var watermark: Date?
@@ -25,18 +25,18 @@ public final class RevokedSessions: Sendable {
     private let logger: Logger
     private let loop = BackgroundLoop(name: "revoked-sessions")
 
-    public init(store: SessionStore, accessTokenTTL: Duration, pollInterval: Duration = .seconds(1), logger: Logger) {
+    package init(store: SessionStore, accessTokenTTL: Duration, pollInterval: Duration = .seconds(1), logger: Logger) {
         self.store = store
         self.retention = TimeInterval(accessTokenTTL.components.seconds) + 60
         self.pollInterval = pollInterval
         self.logger = logger
     }
 
-    public func contains(_ sessionID: UUID) -> Bool {
+    package func contains(_ sessionID: UUID) -> Bool {
         state.withLock { $0.revoked[sessionID] != nil }
     }
 
-    public func insert(_ sessionIDs: [UUID]) {
+    package func insert(_ sessionIDs: [UUID]) {
         let now = Date()
         state.withLock { state in
             for id in sessionIDs { state.revoked[id] = now }
@@ -45,7 +45,7 @@ public final class RevokedSessions: Sendable {
 
     /// Loads revocations recent enough to matter, then one poll; throws when the database is
     /// unreachable so a server never starts without knowing current revocations.
-    public func refresh() throws {
+    package func refresh() throws {
         let since = state.withLock { $0.watermark } ?? Date().addingTimeInterval(-retention)
         // Overlap the previous poll by a few seconds: a transaction that revoked before our last
         // poll but committed after it carries an earlier revoked_at.
@@ -59,7 +59,7 @@ public final class RevokedSessions: Sendable {
     }
 
     /// Polls on a background thread until `stop()`.
-    public func start() throws {
+    package func start() throws {
         try refresh()
         loop.startEvery(pollInterval) { [self] in
             do {
@@ -70,7 +70,7 @@ public final class RevokedSessions: Sendable {
         }
     }
 
-    public func stop() {
+    package func stop() {
         loop.stop()
     }
 }

@@ -8,16 +8,16 @@ import Postgres
 /// API's bearer authentication is concerned (the console has its own cookie sessions,
 /// `ConsoleSite.viewer`) and answering errors as pages (`ErrorStyle.console`). `middleware`
 /// goes innermost, after the application's own.
-public struct ConsoleApplication: Sendable {
-    public let site: ConsoleSite
-    public let server: ConsoleServerFacts
+package struct ConsoleApplication: Sendable {
+    package let site: ConsoleSite
+    package let server: ConsoleServerFacts
 
-    public init(auth: AuthService, server: ConsoleServerFacts, secureCookies: Bool) throws {
+    package init(auth: AuthService, server: ConsoleServerFacts, secureCookies: Bool) throws {
         site = ConsoleSite(auth: auth, renderer: try ConsoleRenderer(), secureCookies: secureCookies)
         self.server = server
     }
 
-    public func register(on router: inout Router) {
+    package func register(on router: inout Router) {
         router.group(auth: .anonymous, errorStyle: .console) { console in
             ConsoleAssetRoutes.register(on: &console)
             ConsoleSignInRoutes.register(on: &console, site: site)
@@ -35,5 +35,5 @@ public struct ConsoleApplication: Sendable {
         }
     }
 
-    public var middleware: ConsoleMiddleware { ConsoleMiddleware(site: site) }
+    package var middleware: ConsoleMiddleware { ConsoleMiddleware(site: site) }
 }

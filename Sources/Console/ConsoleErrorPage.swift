@@ -8,7 +8,7 @@ extension ConsoleSite {
     /// sign-in; a `ConsoleError` is a page with its status; anything else (store, database,
     /// API errors) gets the status and message the API would answer (`APIErrorRenderer`),
     /// logged the same way, as a page.
-    public func errorPage(for error: any Error, context: RequestContext) -> HTTPResponse {
+    package func errorPage(for error: any Error, context: RequestContext) -> HTTPResponse {
         if let console = error as? ConsoleError {
             if console == .signInRequired { return redirect("/console/sign-in") }
             var headers = HTTPHeaders()

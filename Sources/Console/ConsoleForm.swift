@@ -6,9 +6,9 @@ import HTTPServer
 /// A submitted console form (`application/x-www-form-urlencoded`, what a browser sends
 /// without JavaScript). Reading it checks the CSRF token first: a form without the session's
 /// token is refused before any field is looked at.
-public struct ConsoleForm: Sendable {
+package struct ConsoleForm: Sendable {
     /// The hidden field every console form carries (`{{csrf}}` in the layout's data).
-    public static let csrfField = "csrf"
+    package static let csrfField = "csrf"
     static let maxBytes = 64 * 1024
 
     let fields: QueryParameters
@@ -29,13 +29,13 @@ public struct ConsoleForm: Sendable {
     }
 
     /// The field's value with surrounding blanks removed; nil when absent or blank.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
         return value
     }
 
     /// The field's value, or a 422 page naming the field when it is missing.
-    public func required(_ name: String, label: String) throws -> String {
+    package func required(_ name: String, label: String) throws -> String {
         guard let value = self[name] else { throw ConsoleError.invalid("\(label) is required.") }
         return value
     }

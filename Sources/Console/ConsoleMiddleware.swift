@@ -4,7 +4,7 @@ import HTTPServer
 
 extension ErrorStyle {
     /// `/console`: errors are pages (`ConsoleMiddleware`), not JSON.
-    public static let console = ErrorStyle("console")
+    package static let console = ErrorStyle("console")
 }
 
 /// The innermost middleware for `/console` (routes registered with `ErrorStyle.console`, and
@@ -14,17 +14,17 @@ extension ErrorStyle {
 /// - every answer carries the console's security headers: a strict Content-Security-Policy
 ///   (only the console's own script and style files, nothing inline, no framing), no MIME
 ///   sniffing, no referrer to other origins.
-public struct ConsoleMiddleware: Middleware {
+package struct ConsoleMiddleware: Middleware {
     let site: ConsoleSite
 
-    public init(site: ConsoleSite) {
+    package init(site: ConsoleSite) {
         self.site = site
     }
 
-    public static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    package static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         + "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    public func handle(_ request: HTTPRequest, _ context: RequestContext,
+    package func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         guard context.route?.errorStyle == .console else { return try next(request, context) }
         let reply: HandlerReply

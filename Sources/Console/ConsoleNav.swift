@@ -1,12 +1,12 @@
 /// The console's navigation, in order: one entry per top-level page. A new page family adds
 /// its entry here and sets `ConsolePage.section` to its path.
-public enum ConsoleNav {
-    public struct Item: Sendable {
-        public var label: String
-        public var path: String
+package enum ConsoleNav {
+    package struct Item: Sendable {
+        package var label: String
+        package var path: String
     }
 
-    public static let items: [Item] = [
+    package static let items: [Item] = [
         Item(label: "People", path: "/console/people"),
         Item(label: "Work", path: "/console/work"),
         Item(label: "Explain access", path: "/console/access"),
@@ -16,5 +16,5 @@ public enum ConsoleNav {
     ]
 
     /// Where `/console` and a fresh sign-in land.
-    public static let home = "/console/people"
+    package static let home = "/console/people"
 }

@@ -1,6 +1,6 @@
 /// Short confirmations shown after an action redirects back (`?done=code`). Only these fixed
 /// texts are ever shown, so a crafted link cannot put words on a console page.
-public enum ConsoleNotice {
+package enum ConsoleNotice {
     static let texts: [String: String] = [
         "created": "Person created.",
         "invited": "Invitation e-mailed: they sign in from the mail and choose a password.",
@@ -19,7 +19,7 @@ public enum ConsoleNotice {
     ]
 
     /// A notice code's text; nil for codes nobody registered.
-    public static func text(_ code: String?) -> String? {
+    package static func text(_ code: String?) -> String? {
         code.flatMap { texts[$0] }
     }
 }

@@ -6,12 +6,12 @@ import Mustache
 /// the signed-in admin, the sign-out form, assets). Templates come compiled in
 /// (`ConsoleAssets`); each is parsed once at start, so a broken template stops the server from
 /// starting rather than failing one page later (and ConsoleTemplateTests renders each one).
-public struct ConsoleRenderer: Sendable {
+package struct ConsoleRenderer: Sendable {
     let library: MustacheLibrary
     /// Asset URLs carry a digest of their content, so they can be cached for good.
     let assetURLs: [String: String]
 
-    public init() throws {
+    package init() throws {
         var library = MustacheLibrary()
         for (name, text) in ConsoleAssets.templates {
             try library.register(text, named: name)

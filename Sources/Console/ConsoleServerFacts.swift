@@ -4,16 +4,16 @@ import Postgres
 
 /// What the Server page reports about this process: set up by dispatchd, which owns the
 /// pool, the metrics and the migrations.
-public struct ConsoleServerFacts: Sendable {
-    public let version: String
-    public let startedAt: Date
-    public let pool: PostgresPool
+package struct ConsoleServerFacts: Sendable {
+    package let version: String
+    package let startedAt: Date
+    package let pool: PostgresPool
     /// Nil when the server runs without migration files (then the page lists none pending).
-    public let migrator: Migrator?
-    public let sampler: MetricsSampler
-    public let errors: ErrorRing
+    package let migrator: Migrator?
+    package let sampler: MetricsSampler
+    package let errors: ErrorRing
 
-    public init(version: String, startedAt: Date = Date(), pool: PostgresPool, migrator: Migrator?,
+    package init(version: String, startedAt: Date = Date(), pool: PostgresPool, migrator: Migrator?,
                 sampler: MetricsSampler, errors: ErrorRing) {
         self.version = version
         self.startedAt = startedAt

@@ -13,17 +13,17 @@ import Store
 /// - `action`: a form POST, refused with 403 before anything runs unless it carries the
 ///   session's CSRF token, answered with a redirect (Post/Redirect/Get) or a page.
 /// Everything a handler throws is rendered as a page by `ConsoleMiddleware`.
-public struct ConsoleSite: Sendable {
-    public let auth: AuthService
-    public let renderer: ConsoleRenderer
-    public let sessions: ConsoleSessionStore
-    public let audit: ConsoleAuditStore
+package struct ConsoleSite: Sendable {
+    package let auth: AuthService
+    package let renderer: ConsoleRenderer
+    package let sessions: ConsoleSessionStore
+    package let audit: ConsoleAuditStore
     let cookies: ConsoleCookies
 
     /// How long a console sign-in lasts; the cookie and the row expire together.
-    public static let sessionLifetime: TimeInterval = 12 * 3600
+    package static let sessionLifetime: TimeInterval = 12 * 3600
 
-    public init(auth: AuthService, renderer: ConsoleRenderer, secureCookies: Bool) {
+    package init(auth: AuthService, renderer: ConsoleRenderer, secureCookies: Bool) {
         self.auth = auth
         self.renderer = renderer
         sessions = ConsoleSessionStore(pool: auth.pool)
@@ -35,7 +35,7 @@ public struct ConsoleSite: Sendable {
 
     /// The signed-in administrator, or `signInRequired` / `notAdmin`. An account that lost its
     /// admin role or was deactivated mid-session has its console session ended here.
-    public func viewer(_ request: HTTPRequest) throws -> ConsoleViewer {
+    package func viewer(_ request: HTTPRequest) throws -> ConsoleViewer {
         guard let token = ConsoleCookies.values(request)[ConsoleCookies.session], !token.isEmpty,
               let live = try sessions.find(tokenHash: SHA256.hex(token)),
               let user = try auth.users.find(id: live.userID), user.isActive
@@ -48,7 +48,7 @@ public struct ConsoleSite: Sendable {
     }
 
     /// A page for a signed-in administrator; `?done=code` shows that action's notice.
-    public func page(_ request: HTTPRequest, _ context: RequestContext,
+    package func page(_ request: HTTPRequest, _ context: RequestContext,
                      _ build: (ConsoleViewer) throws -> ConsolePage) throws -> HandlerReply {
         let viewer = try viewer(request)
         let page = try build(viewer)
@@ -56,7 +56,7 @@ public struct ConsoleSite: Sendable {
     }
 
     /// A form action for a signed-in administrator: session, then CSRF, then `perform`.
-    public func action(_ request: HTTPRequest, _ context: RequestContext,
+    package func action(_ request: HTTPRequest, _ context: RequestContext,
                        _ perform: (ConsoleViewer, ConsoleForm) throws -> ConsoleOutcome) throws -> HandlerReply {
         let viewer = try viewer(request)
         let form = try ConsoleForm(request)
@@ -78,7 +78,7 @@ public struct ConsoleSite: Sendable {
     }
 
     /// Writes the audit row of a console action (after the action succeeded).
-    public func record(_ viewer: ConsoleViewer, action: String, targetType: String, targetID: String,
+    package func record(_ viewer: ConsoleViewer, action: String, targetType: String, targetID: String,
                        summary: String) throws {
         try audit.record(actorID: viewer.user.id, actorEmail: viewer.user.email, action: action,
                          targetType: targetType, targetID: targetID, summary: summary)

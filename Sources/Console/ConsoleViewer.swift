@@ -2,8 +2,8 @@ import Domain
 import Foundation
 
 /// The signed-in administrator of a console request, with the secret their forms carry.
-public struct ConsoleViewer: Sendable {
-    public var user: User
-    public var sessionID: UUID
-    public var csrfToken: String
+package struct ConsoleViewer: Sendable {
+    package var user: User
+    package var sessionID: UUID
+    package var csrfToken: String
 }

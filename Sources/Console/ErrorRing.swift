@@ -6,42 +6,42 @@ import Synchronization
 /// The last server errors (5xx answers) in memory, newest first, for the console's Server page.
 /// Bounded, so a storm of failures costs a fixed amount of memory; lost on restart by design
 /// (the logs keep everything).
-public final class ErrorRing: Sendable {
-    public struct Entry: Sendable {
-        public var at: Date
-        public var method: String
-        public var route: String
-        public var status: Int
-        public var requestID: String
+package final class ErrorRing: Sendable {
+    package struct Entry: Sendable {
+        package var at: Date
+        package var method: String
+        package var route: String
+        package var status: Int
+        package var requestID: String
     }
 
-    public let capacity: Int
+    package let capacity: Int
     private let entries = Mutex<[Entry]>([])
 
-    public init(capacity: Int = 50) {
+    package init(capacity: Int = 50) {
         self.capacity = capacity
     }
 
-    public func record(_ entry: Entry) {
+    package func record(_ entry: Entry) {
         entries.withLock { entries in
             entries.insert(entry, at: 0)
             if entries.count > capacity { entries.removeLast(entries.count - capacity) }
         }
     }
 
-    public var recent: [Entry] { entries.withLock { $0 } }
+    package var recent: [Entry] { entries.withLock { $0 } }
 }
 
 /// Records every 5xx answer in an `ErrorRing` (with the route pattern, never the raw path,
 /// and the request id to find it in the logs). Goes outermost, so it sees final answers.
-public struct ErrorRingMiddleware: Middleware {
+package struct ErrorRingMiddleware: Middleware {
     let ring: ErrorRing
 
-    public init(ring: ErrorRing) {
+    package init(ring: ErrorRing) {
         self.ring = ring
     }
 
-    public func handle(_ request: HTTPRequest, _ context: RequestContext,
+    package func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         let ring = ring
         let method = request.method.rawValue

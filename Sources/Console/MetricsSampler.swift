@@ -10,7 +10,7 @@ import Synchronization
 /// Readings of the process's own metrics every `interval`, kept for the last `capacity`
 /// readings (15 minutes by default), from which the Server page draws its charts. The same
 /// counters `/metrics` exports; nothing is stored in the database.
-public final class MetricsSampler: Sendable {
+package final class MetricsSampler: Sendable {
     struct Reading: Sendable {
         var at: Date
         var requests: Int
@@ -39,7 +39,7 @@ public final class MetricsSampler: Sendable {
     private let readings = Mutex<[Reading]>([])
     private let loop = BackgroundLoop(name: "console-metrics")
 
-    public init(metrics: RequestMetrics, pool: PostgresPool, sync: SyncService?, interval: Duration = .seconds(10),
+    package init(metrics: RequestMetrics, pool: PostgresPool, sync: SyncService?, interval: Duration = .seconds(10),
                 capacity: Int = 90) {
         self.metrics = metrics
         self.pool = pool
@@ -49,11 +49,11 @@ public final class MetricsSampler: Sendable {
     }
 
     /// Samples now and then every `interval` on a thread of its own until `stop()`.
-    public func start() {
+    package func start() {
         loop.startEvery(interval, immediately: true) { [self] in sample() }
     }
 
-    public func stop() {
+    package func stop() {
         loop.stop()
     }
 

@@ -15,8 +15,6 @@ public struct ErrorMiddleware: Middleware {
 
     public func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
-        var context = context
-        context.errorRenderer = renderer
         do {
             return try next(request, context)
         } catch {

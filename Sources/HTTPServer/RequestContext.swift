@@ -23,10 +23,6 @@ public struct RequestContext: Sendable {
     public var clientAddress: String
     /// Set by the authentication layer; nil for anonymous requests.
     public var principal: (any Sendable)?
-    /// How this request's errors become responses: the application's renderer once
-    /// `ErrorMiddleware` has run, the server's own before. Work that answers later (a deferred
-    /// reply) renders its failures through `renderError`, so they take the same path as a throw.
-    public var errorRenderer: any ErrorRendering = HTTPErrorRendering()
     /// Free-form storage for middleware that needs to pass something along.
     public var storage: [String: any Sendable] = [:]
     /// Fields for the request's log line, shared by every copy of this context (see
@@ -45,9 +41,13 @@ public struct RequestContext: Sendable {
         self.logger[metadataKey: "request_id"] = .string(requestID)
     }
 
-    /// `error` as the response this request's route group answers with (`errorRenderer`).
+    /// `error` as the response this request's route group answers with: the renderer the
+    /// application registered for the group's error style (`ErrorRenderers`), the server's own
+    /// without one. For work that answers later (a deferred reply), whose failures no
+    /// middleware sees, so they take the same path as a throw.
     public func renderError(_ error: any Error) -> HTTPResponse {
-        errorRenderer.response(for: error, context: self)
+        let style = route?.errorStyle ?? .contract
+        return (ErrorRenderers.renderer(for: style) ?? HTTPErrorRendering()).response(for: error, context: self)
     }
 
     /// The IP of a peer given as `ip:port` (canonical form), or the text itself when it is not one.

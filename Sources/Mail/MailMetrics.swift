@@ -22,7 +22,7 @@ package enum MailMetrics {
 }
 
 extension MailSender: MetricsSource {
-    public func writeMetrics(to output: inout PrometheusText) {
+    package func writeMetrics(to output: inout PrometheusText) {
         MailMetrics.write(counts, to: &output)
     }
 }

@@ -4,13 +4,13 @@ import Synchronization
 
 /// The outcome of the server's scheduled backups, for `/metrics` and `/readyz`. The backups
 /// themselves run in the executable (they need pg_dump); this only keeps what happened.
-public final class BackupStatus: MetricsSource {
+package final class BackupStatus: MetricsSource {
     /// The file and the error stay in the log: this is shown unauthenticated (`/readyz`).
-    public struct Attempt: Sendable, Equatable {
-        public var finishedAt: Date
-        public var succeeded: Bool
+    package struct Attempt: Sendable, Equatable {
+        package var finishedAt: Date
+        package var succeeded: Bool
 
-        public init(finishedAt: Date, succeeded: Bool) {
+        package init(finishedAt: Date, succeeded: Bool) {
             self.finishedAt = finishedAt
             self.succeeded = succeeded
         }
@@ -19,25 +19,25 @@ public final class BackupStatus: MetricsSource {
     /// How old the last successful backup may be and still count as fresh: a day, plus the
     /// hour the daily schedule may take to notice a new UTC day, plus an hour for the backup
     /// itself (docs/operators/backups.md).
-    public static let freshFor: TimeInterval = 26 * 3600
+    package static let freshFor: TimeInterval = 26 * 3600
 
-    public struct Snapshot: Sendable, Equatable {
-        public var last: Attempt?
-        public var lastSuccessAt: Date?
+    package struct Snapshot: Sendable, Equatable {
+        package var last: Attempt?
+        package var lastSuccessAt: Date?
     }
 
     private let state = Mutex(Snapshot(last: nil, lastSuccessAt: nil))
 
-    public init() {}
+    package init() {}
 
-    public func record(_ attempt: Attempt) {
+    package func record(_ attempt: Attempt) {
         state.withLock {
             $0.last = attempt
             if attempt.succeeded { $0.lastSuccessAt = attempt.finishedAt }
         }
     }
 
-    public var snapshot: Snapshot { state.withLock { $0 } }
+    package var snapshot: Snapshot { state.withLock { $0 } }
 
     /// The `backup` member of a ready `/readyz` answer: whether the last successful backup is
     /// fresh, and nothing else, since anyone may call it (no path, no error text, no times:
@@ -52,7 +52,7 @@ public final class BackupStatus: MetricsSource {
         return Report(fresh: now.timeIntervalSince(success) < Self.freshFor)
     }
 
-    public func writeMetrics(to output: inout PrometheusText) {
+    package func writeMetrics(to output: inout PrometheusText) {
         let now = snapshot
         output.family("backup_last_success_timestamp_seconds", type: "gauge", help: "When the last scheduled backup succeeded (Unix time; 0: none yet).")
         output.sample("backup_last_success_timestamp_seconds", [], now.lastSuccessAt?.timeIntervalSince1970 ?? 0)

@@ -2,14 +2,14 @@ import Postgres
 import ServiceKit
 
 /// The database pool's connections, statement timings and fault counters for `/metrics`.
-public struct DatabasePoolMetrics: MetricsSource {
+package struct DatabasePoolMetrics: MetricsSource {
     package let pool: PostgresPool
 
-    public init(pool: PostgresPool) {
+    package init(pool: PostgresPool) {
         self.pool = pool
     }
 
-    public func writeMetrics(to output: inout PrometheusText) {
+    package func writeMetrics(to output: inout PrometheusText) {
         let stats = pool.stats
         output.family("db_pool_connections", type: "gauge", help: "Database connections by state; waiting counts requests queued for one.")
         output.sample("db_pool_connections", [("state", "in_use")], stats.inUse)

@@ -7,19 +7,19 @@ import Postgres
 /// (docs/operators/upgrades.md) keeps every migration readable by the previous release, so
 /// the old instances stay in the load balancer's rotation. Whatever the database does (down,
 /// or silent behind a partition), the answer comes within `answerLimit` (`ReadinessDeadline`).
-public struct DatabaseReadinessCheck: ReadinessCheck {
+package struct DatabaseReadinessCheck: ReadinessCheck {
     /// Below the 1 s that docs/operators/observability.md promises, leaving room to answer.
-    public static let answerLimit: Duration = .milliseconds(800)
+    package static let answerLimit: Duration = .milliseconds(800)
     package let pool: PostgresPool
     package let migrator: Migrator
     private let deadline = ReadinessDeadline(limit: Self.answerLimit)
 
-    public init(pool: PostgresPool, migrator: Migrator) {
+    package init(pool: PostgresPool, migrator: Migrator) {
         self.pool = pool
         self.migrator = migrator
     }
 
-    public func check() -> Readiness {
+    package func check() -> Readiness {
         let pool = pool
         let migrator = migrator
         return deadline.check { Self.checkNow(pool: pool, migrator: migrator) }

@@ -5,7 +5,7 @@ import Synchronization
 /// Per-process request counters and latency histograms, labelled by route pattern (never by
 /// raw path, which would make label cardinality unbounded), plus a late-bound source of the
 /// server's connection counts (the server is created after the application).
-public final class RequestMetrics: MetricsSource {
+package final class RequestMetrics: MetricsSource {
     package struct Key: Hashable {
         var route: String
         var method: String
@@ -30,16 +30,16 @@ public final class RequestMetrics: MetricsSource {
     }
 
     /// Upper bounds in seconds; `+Inf` is implied.
-    public static let durationBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    package static let durationBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     /// The route label of requests no route matched (404, 405).
-    public static let unmatchedRoute = ResolvedRoute.unmatchedLabel
+    package static let unmatchedRoute = ResolvedRoute.unmatchedLabel
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Where `http_open_connections` comes from; until set, the gauge is omitted.
-    public func setServerMetricsSource(_ source: @escaping @Sendable () -> HTTPServerMetrics) {
+    package func setServerMetricsSource(_ source: @escaping @Sendable () -> HTTPServerMetrics) {
         state.withLock { $0.serverMetrics = source }
     }
 
@@ -56,7 +56,7 @@ public final class RequestMetrics: MetricsSource {
 
     /// Every request so far, all routes together: the count and the cumulative count at or
     /// under each of `durationBuckets` (for the console's rate and p95 charts, which diff two readings).
-    public var totals: (requests: Int, cumulativeBuckets: [Int]) {
+    package var totals: (requests: Int, cumulativeBuckets: [Int]) {
         state.withLock { state in
             var buckets = Array(repeating: 0, count: Self.durationBuckets.count)
             var count = 0
@@ -68,7 +68,7 @@ public final class RequestMetrics: MetricsSource {
         }
     }
 
-    public func writeMetrics(to output: inout PrometheusText) {
+    package func writeMetrics(to output: inout PrometheusText) {
         let (requests, durations, source) = state.withLock { ($0.requests, $0.durations, $0.serverMetrics) }
         output.family("http_requests_total", type: "counter", help: "HTTP requests answered, by route pattern, method and status.")
         for key in requests.keys.sorted(by: Self.order) {

@@ -15,7 +15,7 @@ import Synchronization
 /// `access_token` events); a timer checks every `tokenCheckInterval` and every delivery
 /// checks again, so an expired or revoked token closes its channels with a `system` error
 /// and `phx_close`.
-public final class RealtimeService: Sendable {
+package final class RealtimeService: Sendable {
     let auth: AuthService
     let sync: SyncService
     let feed: RealtimeFeed
@@ -43,7 +43,7 @@ public final class RealtimeService: Sendable {
 
     /// `publicBroadcast`: public topics carry broadcast between any signed-in users
     /// (`REALTIME_PUBLIC_BROADCAST`); otherwise only private topics do (`RealtimeTopicAccess`).
-    public init(auth: AuthService, sync: SyncService, limits: RealtimeLimits = RealtimeLimits(), publicBroadcast: Bool = false,
+    package init(auth: AuthService, sync: SyncService, limits: RealtimeLimits = RealtimeLimits(), publicBroadcast: Bool = false,
                 tokenCheckInterval: Duration = .seconds(1), logger: Logger = Logger(label: "realtime")) {
         self.auth = auth
         access = RealtimeTopicAccess(publicBroadcast: publicBroadcast, listings: ListingStore(pool: auth.pool))
@@ -68,13 +68,13 @@ public final class RealtimeService: Sendable {
     }
 
     /// Open connections (`realtime_connections`).
-    public var connectionCount: Int { state.withLock { $0.connections.values.count { $0.connection != nil } } }
+    package var connectionCount: Int { state.withLock { $0.connections.values.count { $0.connection != nil } } }
     /// Subscribed channels with postgres_changes on this instance.
-    public var subscriptionCount: Int { feed.count }
+    package var subscriptionCount: Int { feed.count }
     /// Delta reads for realtime subscribers since start.
-    public var deltaReads: Int { feed.reads }
+    package var deltaReads: Int { feed.reads }
 
-    public func stop() {
+    package func stop() {
         let open = state.withLock { state in
             state.stopped = true
             return state.connections.values.compactMap(\.connection)
@@ -99,7 +99,7 @@ public final class RealtimeService: Sendable {
     }
 
     /// The server process id of the broadcast LISTEN connection (tests terminate it).
-    public var broadcastListenerBackendPID: Int32? { bus.listenerBackendPID }
+    package var broadcastListenerBackendPID: Int32? { bus.listenerBackendPID }
 
     /// Arms the change stream for a join: LISTEN is on (bounded wait) before the cursor is taken.
     func ensureListening() {

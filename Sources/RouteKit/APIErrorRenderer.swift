@@ -18,14 +18,14 @@ import Postgres
 /// family registers its renderer for its style here (the composition root builds the table);
 /// a style without a renderer, `/v1`'s and the operations routes', answers in the contract's
 /// shape (docs/contract.md, "Errors").
-public struct APIErrorRenderer: ErrorRendering {
+package struct APIErrorRenderer: ErrorRendering {
     package let families: [ErrorStyle: any ErrorRendering]
 
-    public init(families: [ErrorStyle: any ErrorRendering] = [:]) {
+    package init(families: [ErrorStyle: any ErrorRendering] = [:]) {
         self.families = families
     }
 
-    public func response(for error: any Error, context: RequestContext) -> HTTPResponse {
+    package func response(for error: any Error, context: RequestContext) -> HTTPResponse {
         response(for: error, style: context.route?.errorStyle ?? .contract, context: context)
     }
 

@@ -10,13 +10,13 @@ import Store
 /// throw a specific `DomainError`; everything else reaches this mapping through
 /// `APIErrorRenderer`. Messages are fixed sentences: the database's own text can contain SQL,
 /// table names or values and never reaches a client.
-public enum DatabaseErrorMapping {
+package enum DatabaseErrorMapping {
     /// Seconds a client should wait before retrying a transient failure.
-    public static let retryAfterSeconds = 1
+    package static let retryAfterSeconds = 1
 
     /// What a database failure is, by its SQLSTATE: the one classification both wire shapes
     /// (the contract's here, PostgREST's in `RestErrorMapping`) answer from.
-    public enum Failure: Equatable, Sendable {
+    package enum Failure: Equatable, Sendable {
         /// The connection was lost after a change was sent: it may or may not have committed.
         case outcomeUnknown
         /// No connection (down, pool exhausted or closed).
@@ -39,7 +39,7 @@ public enum DatabaseErrorMapping {
         case other
     }
 
-    public static func classify(_ error: PostgresError) -> Failure {
+    package static func classify(_ error: PostgresError) -> Failure {
         if error.outcomeUnknown { return .outcomeUnknown }
         if error.isConnectionError || error.kind == .poolTimeout || error.kind == .closed { return .unavailable }
         guard error.kind == .server, let code = error.code else { return .other }
@@ -56,7 +56,7 @@ public enum DatabaseErrorMapping {
         }
     }
 
-    public static func domainError(for error: PostgresError) -> DomainError {
+    package static func domainError(for error: PostgresError) -> DomainError {
         switch classify(error) {
         // Not "nothing happened": a retry without the same id could make a duplicate.
         case .outcomeUnknown:
@@ -90,20 +90,20 @@ public enum DatabaseErrorMapping {
     /// sync feed's parked requests).
     /// A read cannot have changed anything, so "outcome unknown" would only confuse: safe
     /// methods answer `database_unavailable` for a lost connection.
-    public static func forMethod(_ error: any Error, safe: Bool) -> any Error {
+    package static func forMethod(_ error: any Error, safe: Bool) -> any Error {
         guard safe, var database = error as? PostgresError, database.outcomeUnknown else { return error }
         database.outcomeUnknown = false
         return database
     }
 
-    public static func httpError(for error: PostgresError) -> HTTPError {
+    package static func httpError(for error: PostgresError) -> HTTPError {
         APIErrorRenderer.contract(domainError(for: error))
     }
 
     /// A `PostgresError` or `DomainError` as its contract answer (an `HTTPError`); any other
     /// error unchanged. For renderers of other wire shapes that translate the contract's
     /// answers (`GoTrueErrorRenderer`).
-    public static func map(_ error: any Error) -> any Error {
+    package static func map(_ error: any Error) -> any Error {
         switch error {
         case let database as PostgresError: httpError(for: database)
         case let domain as DomainError: APIErrorRenderer.contract(domain)

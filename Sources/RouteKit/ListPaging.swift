@@ -2,15 +2,15 @@
 /// the response would pass it, except that the first row always goes out, so a single row
 /// larger than the budget is still reachable. Applies to every paged `/v1` list (listings,
 /// tasks, activities, notes, subtasks, history).
-public struct ListPaging: Sendable, Equatable {
-    public var maxBytes: Int
+package struct ListPaging: Sendable, Equatable {
+    package var maxBytes: Int
 
     /// 1 MiB: a page of the default 50 rows is far below it; every row the API accepts fits.
-    public static let defaultMaxBytes = 1 << 20
+    package static let defaultMaxBytes = 1 << 20
     /// Room kept for the envelope around the rows (`{"items":[`, `],"next_cursor":"…"}`).
     package static let envelopeBytes = 512
 
-    public init(maxBytes: Int = ListPaging.defaultMaxBytes) {
+    package init(maxBytes: Int = ListPaging.defaultMaxBytes) {
         self.maxBytes = maxBytes
     }
 

@@ -1,17 +1,17 @@
 /// Writes the Prometheus text exposition format (version 0.0.4): `# HELP`/`# TYPE` once per
 /// family, then `name{label="value",…} number` samples.
-public struct PrometheusText: Sendable {
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+package struct PrometheusText: Sendable {
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    public private(set) var text = ""
+    package private(set) var text = ""
 
-    public init() {}
+    package init() {}
 
-    public mutating func family(_ name: String, type: String, help: String) {
+    package mutating func family(_ name: String, type: String, help: String) {
         text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
     }
 
-    public mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Double) {
+    package mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Double) {
         text += name
         if !labels.isEmpty {
             text += "{" + labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
@@ -19,7 +19,7 @@ public struct PrometheusText: Sendable {
         text += " " + Self.format(value) + "\n"
     }
 
-    public mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Int) {
+    package mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Int) {
         sample(name, labels, Double(value))
     }
 

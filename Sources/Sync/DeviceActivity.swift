@@ -15,9 +15,9 @@ import Synchronization
 /// writes nothing; a busy one writes 60 / interval statements per minute, each touching one
 /// row per device active in that window. Shutdown flushes what is left. What a crash loses
 /// is at most one interval of last-seen times and counters, which only the console reads.
-public final class DeviceActivity: Sendable {
+package final class DeviceActivity: Sendable {
     /// The flush period: at most six statements a minute per instance.
-    public static let defaultInterval: Duration = .seconds(10)
+    package static let defaultInterval: Duration = .seconds(10)
     /// Bounds the memory of one interval: past this many devices, new ones wait for the next
     /// flush (the flush is triggered at once); known ones still update.
     package static let maximumPending = 50_000
@@ -28,7 +28,7 @@ public final class DeviceActivity: Sendable {
     private let pending = Mutex<[UUID: DeviceHealthDelta]>([:])
     private let loop: BackgroundLoop
 
-    public init(store: DeviceHealthStore, interval: Duration = DeviceActivity.defaultInterval,
+    package init(store: DeviceHealthStore, interval: Duration = DeviceActivity.defaultInterval,
                 logger: Logger = Logger(label: "device-activity")) {
         self.store = store
         self.interval = interval
@@ -36,18 +36,18 @@ public final class DeviceActivity: Sendable {
         loop = BackgroundLoop(name: "device-activity")
     }
 
-    public func start() {
+    package func start() {
         loop.start { [self] in flushThenWait() }
     }
 
     /// Stops the loop, then writes what is left.
-    public func stop() {
+    package func stop() {
         loop.stop()
         do { try flush() } catch { logger.warning("cannot record device activity at shutdown", metadata: ["error": "\(error)"]) }
     }
 
     /// Devices with unwritten activity (tests, metrics).
-    public var pendingCount: Int { pending.withLock { $0.count } }
+    package var pendingCount: Int { pending.withLock { $0.count } }
 
     /// Any authenticated request: the device was seen now.
     package func seen(_ principal: Principal) {
@@ -85,7 +85,7 @@ public final class DeviceActivity: Sendable {
 
     /// Writes everything gathered so far in one statement; on failure the batch is merged
     /// back (counters are not lost to a short outage) and the error thrown.
-    public func flush() throws {
+    package func flush() throws {
         let batch = pending.withLock { map -> [DeviceHealthDelta] in
             defer { map.removeAll(keepingCapacity: true) }
             return Array(map.values)

@@ -1,7 +1,7 @@
 import ServiceKit
 
 extension SyncService: MetricsSource {
-    public func writeMetrics(to output: inout PrometheusText) {
+    package func writeMetrics(to output: inout PrometheusText) {
         output.family("sync_waiters", type: "gauge", help: "Long-poll GET /v1/sync requests parked on this instance.")
         output.sample("sync_waiters", [], waiterCount)
         output.family("sync_waiter_checks_total", type: "counter", help: "Parked long-poll requests re-checked after a commit or at their deadline.")

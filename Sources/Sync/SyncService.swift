@@ -12,19 +12,19 @@ import Synchronization
 /// The sync feed of one server instance: page reads, the change stream (one LISTEN
 /// connection, one shared read per burst of commits: ChangeFanout), the long-poll waiters
 /// it wakes, and idle syncs answered from its history without a query (ChangeHistory).
-public final class SyncService: Sendable {
-    public static let channel = "dispatch_sync"
+package final class SyncService: Sendable {
+    package static let channel = "dispatch_sync"
     /// The longest `wait` a client may ask for (contract §6).
-    public static let maxWaitSeconds = 60
+    package static let maxWaitSeconds = 60
     /// How long revocation history is kept; older cursors answer 410 resync_required.
-    public static let historyRetention: Duration = .seconds(30 * 24 * 3600)
+    package static let historyRetention: Duration = .seconds(30 * 24 * 3600)
     /// How long an idle sync waits for the LISTEN connection's fence before asking the
     /// database instead.
     package static let fenceTimeout: Duration = .milliseconds(250)
 
-    public let feed: SyncFeed
+    package let feed: SyncFeed
     /// Last-seen times and sync health per session or API key, written in batches.
-    public let devices: DeviceActivity
+    package let devices: DeviceActivity
     package let fanout: ChangeFanout
     package let waiters: SyncWaiters
     /// Hourly housekeeping: the feed's access history, and `Idempotency-Key` answers past
@@ -36,7 +36,7 @@ public final class SyncService: Sendable {
 
     /// `listenOn`: where the LISTEN connection goes (default: the pool's server), which must
     /// be PostgreSQL itself, never a transaction-mode pooler (docs/operators/pooling.md).
-    public init(pool: PostgresPool, listenOn: PostgresConnection.Configuration? = nil,
+    package init(pool: PostgresPool, listenOn: PostgresConnection.Configuration? = nil,
                 maxPageBytes: Int = SyncFeed.defaultMaxPageBytes, deviceFlushInterval: Duration = DeviceActivity.defaultInterval,
                 logger: Logger = Logger(label: "sync")) {
         devices = DeviceActivity(store: DeviceHealthStore(pool: pool), interval: deviceFlushInterval, logger: logger)
@@ -61,14 +61,14 @@ public final class SyncService: Sendable {
 
     /// Starts the change stream and the hourly history pruning. Idempotent. (A long-poll also
     /// starts the stream, for embedders that never call this.)
-    public func start() {
+    package func start() {
         devices.start()
         fanout.start()
         pruner.start()
         idempotencyPruner.start()
     }
 
-    public func stop() {
+    package func stop() {
         pruner.stop()
         idempotencyPruner.stop()
         fanout.stop()
@@ -77,15 +77,15 @@ public final class SyncService: Sendable {
     }
 
     /// Long-poll requests currently parked (the `sync_waiters` gauge).
-    public var waiterCount: Int { waiters.count }
+    package var waiterCount: Int { waiters.count }
     /// Parked requests answered or re-checked after a page read (`sync_waiter_checks_total`).
-    public var waiterChecks: Int { waiters.checks }
+    package var waiterChecks: Int { waiters.checks }
     /// Page reads done for parked requests: one per distinct request per wake-up.
-    public var waiterReads: Int { waiters.reads }
+    package var waiterReads: Int { waiters.reads }
     /// Idle syncs answered from memory, without a database query.
-    public var idleAnswersFromMemory: Int { memoryAnswers.withLock { $0 } }
+    package var idleAnswersFromMemory: Int { memoryAnswers.withLock { $0 } }
     /// The server process id of this instance's LISTEN connection (tests terminate it).
-    public var listenerBackendPID: Int32? { fanout.listener?.backendPID }
+    package var listenerBackendPID: Int32? { fanout.listener?.backendPID }
 
     /// Makes sure notifications reach this instance before a request relies on them. Bounded:
     /// with the database unreachable the request still ends at its deadline.
@@ -118,7 +118,7 @@ public final class SyncService: Sendable {
 
     /// Deletes revocation history older than the retention; cursors from before answer 410.
     @discardableResult
-    public func pruneHistory(keep: Duration = SyncService.historyRetention) throws -> Int {
+    package func pruneHistory(keep: Duration = SyncService.historyRetention) throws -> Int {
         try feed.prune(keep: keep)
     }
 

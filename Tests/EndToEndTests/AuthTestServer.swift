@@ -32,6 +32,7 @@ final class AuthTestServer {
     let auth: AuthService
     /// The sync service the application built (device activity, the change stream).
     let sync: SyncService?
+    private let realtime: RealtimeService?
     let server: HTTPServer
     let admin: User
     /// The operator's console on the same server (`withConsole`), as dispatchd wires it.
@@ -57,6 +58,7 @@ final class AuthTestServer {
             publishableKey: Self.publishableKey, realtimePublicBroadcast: realtimePublicBroadcast
         )
         sync = application.sync
+        realtime = application.realtime
         var router = application.makeRouter()
         var middleware = application.middleware
         if withConsole {
@@ -86,6 +88,10 @@ final class AuthTestServer {
     deinit {
         server.shutdown(deadline: .seconds(2))
         server.waitUntilStopped()
+        // Before the database goes: a change stream or broadcast listener left running would
+        // retry against a dropped database for the rest of the run.
+        realtime?.stop()
+        sync?.stop()
         auth.stop()
     }
 

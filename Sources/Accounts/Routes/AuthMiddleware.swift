@@ -18,17 +18,17 @@ import RouteKit
 ///   takes effect immediately.
 /// Failures answer 401 with `WWW-Authenticate: Bearer` (RFC 6750), plus
 /// `error="invalid_token"` when a credential was presented.
-public struct AuthMiddleware: Middleware {
+package struct AuthMiddleware: Middleware {
     let auth: AuthService
     /// Told of every authenticated request (device activity, kept in memory by Sync).
     let onAuthenticated: (@Sendable (Principal) -> Void)?
 
-    public init(auth: AuthService, onAuthenticated: (@Sendable (Principal) -> Void)? = nil) {
+    package init(auth: AuthService, onAuthenticated: (@Sendable (Principal) -> Void)? = nil) {
         self.auth = auth
         self.onAuthenticated = onAuthenticated
     }
 
-    public func handle(_ request: HTTPRequest, _ context: RequestContext,
+    package func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         // No resolved route (a responder that does not route): fail closed.
         guard (context.route?.authentication ?? .required) == .required else {

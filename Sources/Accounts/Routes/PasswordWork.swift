@@ -13,20 +13,20 @@ import RouteKit
 /// reply at once: a request waiting for the KDF holds no HTTP worker, only its socket. The
 /// part runs on a KDF thread (its few database statements too) and the response is sent when
 /// it finishes. If the client disconnects while queued, the part never runs.
-public final class PasswordWork: Sendable {
+package final class PasswordWork: Sendable {
     private let pool: WorkerPool
-    public var concurrency: Int { pool.count }
+    package var concurrency: Int { pool.count }
 
     /// Half the cores, at least 1: the rest stays free for everything else.
-    public static var defaultConcurrency: Int {
+    package static var defaultConcurrency: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2)
     }
 
-    public init(concurrency: Int = PasswordWork.defaultConcurrency) {
+    package init(concurrency: Int = PasswordWork.defaultConcurrency) {
         pool = WorkerPool(count: concurrency, name: "kdf")
     }
 
-    public func stop() { pool.stop() }
+    package func stop() { pool.stop() }
 
     /// The pool's threads would otherwise wait forever for jobs (an AuthService never stopped,
     /// as in tests).
@@ -35,7 +35,7 @@ public final class PasswordWork: Sendable {
     /// Answers with what `work` returns or throws, rendered as a throw from the handler would be
     /// (`RequestContext.renderError`: the route group's style, database errors mapped, anything
     /// unexpected a logged 500). Public for the console, whose work renders its own errors as pages.
-    public func respond(_ context: RequestContext, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HandlerReply {
+    package func respond(_ context: RequestContext, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HandlerReply {
         let completion = ResponseCompletion()
         pool.submit {
             guard !completion.isCancelled else { return }

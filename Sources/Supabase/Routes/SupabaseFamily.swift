@@ -3,13 +3,13 @@ import HTTPServer
 import RouteKit
 
 /// One of the Supabase-compatible path families `SupabaseGateway` guards.
-public enum SupabaseFamily: String, Sendable, CaseIterable {
+package enum SupabaseFamily: String, Sendable, CaseIterable {
     case auth, rest, storage, realtime
 
     /// The family whose prefix (`/auth/v1`, …) `path` is or starts with.
     /// Byte-wise against prefixes built once: the gateway asks this of every request, and
     /// building the four prefix strings each time was 5 % of a `/healthz` (bench/callgrind).
-    public init?(path: Substring) {
+    package init?(path: Substring) {
         let bytes = path.utf8
         for (family, prefix) in Self.prefixes where bytes.starts(with: prefix) {
             let rest = bytes.dropFirst(prefix.count)
@@ -23,11 +23,11 @@ public enum SupabaseFamily: String, Sendable, CaseIterable {
 
     private static let prefixes: [(SupabaseFamily, [UInt8])] = allCases.map { ($0, Array($0.prefix.utf8)) }
 
-    public var prefix: String { "/\(rawValue)/v1" }
+    package var prefix: String { "/\(rawValue)/v1" }
 
     /// The style the family's errors are rendered in: its name. The family's routes are
     /// registered with it, and its renderer is registered for it (`APIErrorRenderer`).
-    public var errorStyle: ErrorStyle { ErrorStyle(rawValue) }
+    package var errorStyle: ErrorStyle { ErrorStyle(rawValue) }
 
 }
 

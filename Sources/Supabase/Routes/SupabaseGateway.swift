@@ -24,16 +24,16 @@ import HTTPServer
 /// family, including paths no route answers, exactly as Supabase's gateway does. Routes added
 /// under these prefixes (e.g. `/rest/v1/…`) are covered without registering anything here;
 /// whether they need a signed-in user is still declared by their route group.
-public struct SupabaseGateway: Middleware {
+package struct SupabaseGateway: Middleware {
     /// nil: no key configured (only in tests that do not serve these families) — every
     /// request under them is refused, failing closed.
     let publishableKey: [UInt8]?
 
-    public init(publishableKey: String?) {
+    package init(publishableKey: String?) {
         self.publishableKey = publishableKey.map { Array($0.utf8) }
     }
 
-    public func handle(_ request: HTTPRequest, _ context: RequestContext,
+    package func handle(_ request: HTTPRequest, _ context: RequestContext,
                        next: (HTTPRequest, RequestContext) throws -> HandlerReply) throws -> HandlerReply {
         guard request.method != .options, SupabaseFamily(path: request.path) != nil else {
             return try next(request, context)

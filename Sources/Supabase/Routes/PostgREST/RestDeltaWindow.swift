@@ -12,17 +12,17 @@ import Store
 /// the phone-clock bound, plus a second for commit latency and rounding. Rows come again on
 /// the next poll (the app upserts them, so duplicates are harmless); none is lost while the
 /// phone's clock is within `clockSkew` of the database's.
-public struct RestDeltaWindow: Sendable {
-    public let overlapMilliseconds: Int64
+package struct RestDeltaWindow: Sendable {
+    package let overlapMilliseconds: Int64
 
     /// `longestWrite`: the longest a write transaction (or single statement) can run before
     /// it commits; `clockSkew`: how far the phone's clock may be ahead of the database's.
-    public init(longestWrite: Duration, clockSkew: Duration) {
+    package init(longestWrite: Duration, clockSkew: Duration) {
         overlapMilliseconds = Self.milliseconds(longestWrite) + Self.milliseconds(clockSkew) + 1000
     }
 
     /// No widening (tests of the literal filter semantics).
-    public static let none = RestDeltaWindow(overlapMilliseconds: 0)
+    package static let none = RestDeltaWindow(overlapMilliseconds: 0)
 
     private init(overlapMilliseconds: Int64) {
         self.overlapMilliseconds = overlapMilliseconds
