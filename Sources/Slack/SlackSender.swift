@@ -31,6 +31,8 @@ extension SlackService {
     package func work() -> Duration {
         var rest = settings.pollInterval
         do {
+            // Without an integration there is nothing to read or send: one cheap query a turn.
+            guard try integrations.get() != nil else { return rest }
             try queueNewEvents()
             for message in try outbox.claimResponses(limit: 10, lease: settings.lease) { deliver(message) }
             if let post = try outbox.claimPost(lease: settings.lease) {
