@@ -30,7 +30,7 @@ CREATE TABLE slack_integration (
 CREATE TABLE slack_user_links (
     slack_user_id text        PRIMARY KEY CHECK (slack_user_id ~ '^[A-Z0-9]{2,32}$'),
     user_id       uuid        NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
-    linked_by     uuid        NOT NULL REFERENCES users (id),
+    linked_by     uuid        REFERENCES users (id) ON DELETE SET NULL,
     created_at    timestamptz NOT NULL DEFAULT now()
 );
 
@@ -39,7 +39,7 @@ CREATE TABLE slack_user_links (
 CREATE TABLE slack_receipts (
     request_key text        PRIMARY KEY CHECK (octet_length(request_key) BETWEEN 1 AND 300),
     -- Filled in by the same transaction that took the key, after the task's insert.
-    task_id     uuid        REFERENCES tasks (id),
+    task_id     uuid        REFERENCES tasks (id) ON DELETE CASCADE,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX slack_receipts_created_idx ON slack_receipts (created_at);

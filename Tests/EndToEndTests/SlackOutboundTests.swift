@@ -1,5 +1,6 @@
 @testable import API
 import Foundation
+import Postgres
 @testable import Slack
 import Testing
 
@@ -89,5 +90,42 @@ import Testing
         // The integration is not paused: the next post goes out.
         try createTask(world, title: "Accepted")
         #expect(world.fake.waitForRequests(2).count == 2)
+    }
+
+    /// A row's timestamp is its transaction's start, so a write can commit after a scan already
+    /// went past that time: the look-back still finds it, and a rolled-back write posts nothing.
+    @Test func writeCommittedAfterTheScanPassedItsTimestampIsStillPostedAndARollbackNever() throws {
+        let world = try SlackWorld()
+        let pool = world.app.database.pool
+        let admin = world.app.admin.id
+        struct Rollback: Error {}
+        func write(_ title: String, on connection: PostgresConnection) throws {
+            let id = UUID()
+            try connection.execute("INSERT INTO tasks (id, title, declared_by) VALUES (\(id), \(title), \(admin))")
+            try connection.execute("""
+                INSERT INTO status_changes (entity_type, entity_id, old_status, new_status, changed_by)
+                VALUES ('task', \(id), NULL, 'open', \(admin))
+                """)
+        }
+        #expect(throws: Rollback.self) {
+            try pool.withTransaction { connection in
+                try write("Rolled back", on: connection)
+                throw Rollback()
+            }
+        }
+        try pool.withTransaction { connection in
+            try write("Committed late", on: connection)
+            let started: Date = try #require(try connection.query("SELECT now() AS t").first).decode("t")
+            // Hold the commit until a scan has moved past this transaction's timestamp.
+            let passed = try world.eventually {
+                guard let row = try pool.query("SELECT scanned_through FROM slack_integration").first else { return false }
+                return try row.decode("scanned_through", as: Date.self) > started.addingTimeInterval(1)
+            }
+            #expect(passed)
+        }
+        let posts = world.fake.waitForRequests(1)
+        #expect(posts.count == 1)
+        #expect(posts.first?.body.contains("Committed late") == true)
+        #expect(try world.count("SELECT count(*) FROM slack_outbox") == 1)
     }
 }
