@@ -17,6 +17,7 @@ the server's code.
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -24,6 +25,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 def serve(args):
+    # The test process's threads block SIGTERM and children inherit the mask: unblock it, or
+    # `terminate()` would leave the fake running.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     answers = []
     for spec in args.answer or []:
         parts = spec.split(":")
