@@ -64,6 +64,9 @@ let package = Package(
         .target(name: "Resources", dependencies: capability + ["Accounts"]),
         // Sync: the change stream, long-poll waiters, push, device activity.
         .target(name: "Sync", dependencies: capability + ["Accounts", "Resources"]),
+        // Slack, both ways: signed slash commands and shortcuts create tasks; chosen events are
+        // posted to an incoming webhook from the Slack outbox (libcurl).
+        .target(name: "Slack", dependencies: capability + ["Accounts", "Resources", "Mail", "Credentials", "CLibCurl"]),
         // Supabase Realtime over a WebSocket: a second consumer of Sync's change stream.
         .target(name: "Realtime", dependencies: capability + ["Accounts", "Sync", "Credentials"]),
         // The Supabase-compatible gateway and its wire adapters: GoTrue, PostgREST, Storage.
@@ -73,7 +76,7 @@ let package = Package(
         // The composition root: builds the services, registers the route groups with their error
         // style, and orders the middleware.
         .target(name: "API", dependencies: capability + [
-            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail",
+            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail", "Slack",
         ]),
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
@@ -85,7 +88,7 @@ let package = Package(
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
             "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console",
-            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", logging,
+            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", "Slack", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -103,6 +106,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EmbeddedPostgres", "TestSupport"]),
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: [
-            "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd"]),
+            "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd",
+            "Slack", "Mail", "Store", "Domain", "Credentials"]),
     ]
 )

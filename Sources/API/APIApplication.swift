@@ -10,6 +10,7 @@ import ServiceKit
 import RouteKit
 import Store
 import Supabase
+import Slack
 import Sync
 
 /// The HTTP application: every route family registered on one router, and the middleware
@@ -36,6 +37,8 @@ package struct APIApplication: Sendable {
     package let publishableKey: String?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
     package var mailSender: MailSender?
+    /// Slack, both ways (set by `serve`): its inbound and admin routes and its metrics.
+    package var slack: SlackService?
     /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
     package var backups: BackupStatus?
     /// Whether PUBLIC_URL is set; unset, `ForwardedHeaderWarnings` warns about https proxies.
@@ -70,6 +73,7 @@ package struct APIApplication: Sendable {
         if let auth { sources.append(auth) }
         if let sync { sources.append(sync) }
         if let mailSender { sources.append(mailSender) }
+        if let slack { sources.append(slack) }
         if let backups { sources.append(backups) }
         return sources
     }
@@ -84,6 +88,8 @@ package struct APIApplication: Sendable {
         router.group(auth: .anonymous) { open in
             OperationsRoutes.register(on: &open, readiness: readiness, backups: backups, metrics: metricsSources)
             if let auth { AccountRoutes.registerPublic(on: &open, auth: auth) }
+            // Slack's requests carry no user credentials: their signature is checked instead.
+            if let slack { SlackRoutes.registerInbound(on: &open, slack: slack) }
         }
         // Users authenticate per channel (the join's access_token), not on the upgrade.
         if let realtime {
@@ -96,6 +102,7 @@ package struct APIApplication: Sendable {
             AccountRoutes.register(on: &api, auth: auth)
             ResourceRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
+            if let slack { SlackRoutes.register(on: &api, auth: auth, slack: slack) }
         }
         SupabaseRoutes.register(on: &router, auth: auth, restDelta: restDelta)
         return router

@@ -54,6 +54,8 @@ struct Configuration: Sendable {
     var clientClockSkew: Double
     /// Outgoing mail and its links (SMTP_*, MAIL_*, PUBLIC_URL, AUTH_REDIRECT_URLS; Configuration+Mail.swift).
     var mail: MailSettings
+    /// SLACK_HOOKS_BASE_URL: the only base Slack posts go to (Configuration+Slack.swift).
+    var slackHooksBaseURL: String
     /// AUTH_EMAIL_*: sign-in codes and links, recovery, invitations (Configuration+EmailAuth.swift).
     var emailAuth: EmailAuthOptions
     /// Backup directory, retention and the daily schedule (Configuration+Backup.swift).
@@ -189,6 +191,7 @@ struct Configuration: Sendable {
             writeTransactionTimeout: try reader.seconds(.writeTransactionTimeout, default: 30),
             clientClockSkew: try reader.seconds(.clientClockSkew, default: 60),
             mail: try MailSettings.load(reader),
+            slackHooksBaseURL: try Self.slackHooksBaseURL(reader),
             emailAuth: try EmailAuthOptions.load(reader),
             backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil)
         )

@@ -7,6 +7,7 @@ import Logging
 import Operations
 import Postgres
 import RouteKit
+import Slack
 import Store
 import Sync
 
@@ -92,6 +93,12 @@ struct ServeCommand: ParsableCommand {
                                          realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
+        var slackSettings = SlackSettings(hooksBaseURL: configuration.slackHooksBaseURL)
+        // Longer than any write transaction may live, so no history row is missed (SlackEventScan).
+        slackSettings.lookBack = .seconds(Int64(configuration.writeTransactionTimeout.rounded(.up)) + 5)
+        let slack = SlackService(pool: session.pool, serverSecret: jwtSecret, links: mail.links, settings: slackSettings,
+                                 logger: logger)
+        application.slack = slack
         application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily
             ? DailyBackups(maker: BackupMaker(target: session.target,
@@ -126,6 +133,8 @@ struct ServeCommand: ParsableCommand {
         mail.links.resolveDefault(listenerURL: url)
         mail.sender.start()
         defer { mail.sender.stop() }
+        slack.start()
+        defer { slack.stop() }
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))

@@ -59,6 +59,7 @@ enum Setting: String, CaseIterable, Sendable {
     case publicURL = "PUBLIC_URL"
     case authRedirectURLs = "AUTH_REDIRECT_URLS"
     case mailFileDelivery = "MAIL_FILE_DELIVERY"
+    case slackHooksBaseURL = "SLACK_HOOKS_BASE_URL"
     case mailSiteName = "MAIL_SITE_NAME"
     case mailTemplatesDirectory = "MAIL_TEMPLATES_DIR"
     case mailMaxAttempts = "MAIL_MAX_ATTEMPTS"

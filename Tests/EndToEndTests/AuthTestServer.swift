@@ -43,7 +43,8 @@ final class AuthTestServer {
          refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
          kdfConcurrency: Int = 2, workerCount: Int = 4, withConsole: Bool = false, secureConsoleCookies: Bool = false,
          emailSettings: EmailAuthSettings? = nil, realtimePublicBroadcast: Bool = false,
-         adjustRouter: (inout Router) -> Void = { _ in }) throws {
+         adjustRouter: (inout Router) -> Void = { _ in },
+         configureApplication: (inout APIApplication) throws -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
         auth = try AuthService(pool: database.pool, jwtSecret: String(repeating: "k", count: 32), hasher: Self.cheapHasher,
                                accessTokenTTL: accessTokenTTL, throttleLimits: throttleLimits, refreshReuseGrace: refreshReuseGrace,
@@ -52,11 +53,12 @@ final class AuthTestServer {
         try auth.start()
         admin = try auth.users.create(email: Self.adminEmail, name: "Ada Admin", userType: .admin,
                                       passwordHash: try Self.cheapHasher.hash(Self.password))
-        let application = APIApplication(
+        var application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
             auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies),
             publishableKey: Self.publishableKey, realtimePublicBroadcast: realtimePublicBroadcast
         )
+        try configureApplication(&application)
         sync = application.sync
         realtime = application.realtime
         var router = application.makeRouter()

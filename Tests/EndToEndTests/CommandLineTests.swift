@@ -37,6 +37,8 @@ import Testing
         (["SMTP_PORT": "2525"], "SMTP_PORT is set but SMTP_HOST is not"),
         (["PUBLIC_URL": "dispatch.example.com"], "PUBLIC_URL must be the http(s) URL"),
         (["AUTH_REDIRECT_URLS": "https://ok.example, not a url"], "AUTH_REDIRECT_URLS must be a comma-separated list of absolute URLs"),
+        (["SLACK_HOOKS_BASE_URL": "https://hooks.slack.com"], "SLACK_HOOKS_BASE_URL must be an http(s) URL ending in /"),
+        (["SLACK_HOOKS_BASE_URL": "file:///etc/"], "SLACK_HOOKS_BASE_URL must be an http(s) URL ending in /"),
     ])
     func serveWithInvalidConfigurationExitsWithStatus2AndNamesTheSetting(environment: [String: String], message: String) throws {
         let result = try Self.runDispatchd(["serve"], environment: environment)

@@ -10,7 +10,10 @@ import ServiceKit
 import Foundation
 import HTTP1
 import HTTPServer
+import Logging
+import Mail
 import Postgres
+import Slack
 import Testing
 
 /// Every route the server registers is described in openapi.yaml, and nothing else is: the
@@ -51,7 +54,11 @@ import Testing
         // Never connected: building the router only stores the pool.
         let pool = PostgresPool(conninfo: "postgresql://127.0.0.1:1/unused", size: 1)
         let auth = try AuthService(pool: pool, jwtSecret: String(repeating: "k", count: 32), hasher: AuthTestServer.cheapHasher)
-        let router = APIApplication(readiness: DeploymentFilesTests.AlwaysReady(), auth: auth).makeRouter()
+        var application = APIApplication(readiness: DeploymentFilesTests.AlwaysReady(), auth: auth)
+        // As `serve` wires it: Slack's routes exist on every server (the integration is stored at run time).
+        application.slack = SlackService(pool: pool, serverSecret: String(repeating: "k", count: 32),
+                                         links: PublicLinks(baseURL: nil, redirectURLs: nil), logger: Logger(label: "openapi"))
+        let router = application.makeRouter()
         // A rest-of-path parameter `{path...}` is an ordinary `{path}` to OpenAPI (its value may hold `/`).
         return Set(router.routes.map { Operation(method: $0.method.rawValue, path: $0.pattern.replacingOccurrences(of: "...}", with: "}")) })
     }
