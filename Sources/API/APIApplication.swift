@@ -11,6 +11,7 @@ import RouteKit
 import Store
 import Supabase
 import Sync
+import Webhooks
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -34,6 +35,10 @@ public struct APIApplication: Sendable {
     public var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     public let publishableKey: String?
+    /// Webhook endpoints and deliveries (`/v1/webhooks`); present with authentication.
+    package let webhooks: WebhookService?
+    /// This instance's webhook sender, for its `webhook_*` metrics (set by `serve`).
+    package var webhookSender: WebhookSender?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
     public var mailSender: MailSender?
     /// The scheduled backups' outcome for `/metrics` and `/readyz`; nil when none are scheduled.
@@ -49,7 +54,7 @@ public struct APIApplication: Sendable {
     public init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
                 trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil,
-                realtimePublicBroadcast: Bool = false) {
+                realtimePublicBroadcast: Bool = false, serverSecret: String? = nil) {
         self.readiness = readiness
         self.publishableKey = publishableKey
         self.trustedProxies = trustedProxies
@@ -60,6 +65,7 @@ public struct APIApplication: Sendable {
         self.sync = sync
         realtime = auth.flatMap { auth in sync.map { RealtimeService(auth: auth, sync: $0, publicBroadcast: realtimePublicBroadcast) } }
         self.listPaging = listPaging
+        webhooks = auth.flatMap { auth in serverSecret.map { WebhookService(pool: auth.pool, serverSecret: $0) } }
     }
 
     /// What `GET /metrics` reports, in order: requests, the database pool, then each
@@ -70,6 +76,7 @@ public struct APIApplication: Sendable {
         if let auth { sources.append(auth) }
         if let sync { sources.append(sync) }
         if let mailSender { sources.append(mailSender) }
+        if let webhookSender { sources.append(webhookSender) }
         if let backups { sources.append(backups) }
         return sources
     }
@@ -96,6 +103,7 @@ public struct APIApplication: Sendable {
             AccountRoutes.register(on: &api, auth: auth)
             ResourceRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
+            if let webhooks { WebhookRoutes.register(on: &api, auth: auth, webhooks: webhooks) }
         }
         SupabaseRoutes.register(on: &router, auth: auth, restDelta: restDelta)
         return router

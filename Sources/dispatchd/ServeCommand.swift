@@ -9,6 +9,7 @@ import Postgres
 import RouteKit
 import Store
 import Sync
+import Webhooks
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -89,9 +90,12 @@ struct ServeCommand: ParsableCommand {
                                          pool: session.pool, sync: sync,
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey,
-                                         realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast)
+                                         realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast,
+                                         serverSecret: jwtSecret)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
+        let webhookSender = application.webhooks.map { configuration.webhooks.sender(service: $0, logger: logger) }
+        application.webhookSender = webhookSender
         application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily
             ? DailyBackups(maker: BackupMaker(target: session.target,
@@ -126,6 +130,8 @@ struct ServeCommand: ParsableCommand {
         mail.links.resolveDefault(listenerURL: url)
         mail.sender.start()
         defer { mail.sender.stop() }
+        webhookSender?.start()
+        defer { webhookSender?.stop() }
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))

@@ -51,7 +51,7 @@ import Testing
         // Never connected: building the router only stores the pool.
         let pool = PostgresPool(conninfo: "postgresql://127.0.0.1:1/unused", size: 1)
         let auth = try AuthService(pool: pool, jwtSecret: String(repeating: "k", count: 32), hasher: AuthTestServer.cheapHasher)
-        let router = APIApplication(readiness: DeploymentFilesTests.AlwaysReady(), auth: auth).makeRouter()
+        let router = APIApplication(readiness: DeploymentFilesTests.AlwaysReady(), auth: auth, serverSecret: String(repeating: "c", count: 32)).makeRouter()
         // A rest-of-path parameter `{path...}` is an ordinary `{path}` to OpenAPI (its value may hold `/`).
         return Set(router.routes.map { Operation(method: $0.method.rawValue, path: $0.pattern.replacingOccurrences(of: "...}", with: "}")) })
     }
