@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "Supabase", dependencies: capability + ["Accounts", "Resources", "Credentials"]),
         // Webhooks: endpoints admins register, the durable delivery outbox, the signing sender
         // (libcurl, SSRF-guarded at connect time).
-        .target(name: "Webhooks", dependencies: capability + ["Accounts", "Credentials", "CLibCurl"]),
+        .target(name: "Webhooks", dependencies: capability + ["Accounts", "Mail", "Credentials", "CLibCurl"]),
         // Operations: readiness, metrics, the backups' status.
         .target(name: "Operations", dependencies: capability),
         // The composition root: builds the services, registers the route groups with their error
@@ -107,6 +107,6 @@ let package = Package(
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: [
             "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd",
-            "Webhooks", "Domain", "Store", "Credentials"]),
+            "Webhooks", "Domain", "Store", "Credentials", "Mail"]),
     ]
 )

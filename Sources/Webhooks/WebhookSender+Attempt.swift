@@ -45,8 +45,9 @@ extension WebhookSender {
                 return AttemptOutcome(delivery: .dead(status: 410, milliseconds: milliseconds,
                                                       error: "410 Gone: the endpoint was disabled"),
                                       endpoint: { sender in
-                                          if try sender.endpoints.disable(id: id, reason: "the receiver answered 410 Gone") {
-                                              sender.count { $0.endpointsDisabled += 1 }
+                                          if try sender.endpoints.disable(id: id, reason: "the receiver answered 410 Gone"),
+                                             let endpoint = try sender.endpoints.find(id: id) {
+                                              sender.disabled(endpoint)
                                           }
                                       })
             }
@@ -68,7 +69,7 @@ extension WebhookSender {
         let disableAfter = policy.disableAfter
         let endpointFailed: (WebhookSender) throws -> Void = { sender in
             if let disabled = try sender.endpoints.recordFailure(id: id, disableAfter: disableAfter) {
-                sender.count { $0.endpointsDisabled += 1 }
+                sender.disabled(disabled)
                 sender.log.warning("webhook endpoint disabled: every attempt failed for days",
                                    metadata: ["endpoint_id": .string(disabled.id.uuidString)])
             }

@@ -34,13 +34,17 @@ package final class WebhookSender: Sendable {
     package let seal: WebhookSecretSeal
     package let client: WebhookHTTPClient
     package let policy: Policy
+    /// Mails an endpoint's creator when the server disables it; nil: nobody is told.
+    let notice: WebhookDisabledNotice?
     private let logger: Logger
     private let loop = BackgroundLoop(name: "webhook-sender")
     private let state = Mutex(WebhookCounts())
     private let stopping = Atomic<Bool>(false)
     private let housekeeping = Mutex<(counts: ContinuousClock.Instant?, prune: ContinuousClock.Instant?)>((nil, nil))
 
-    package init(service: WebhookService, client: WebhookHTTPClient, policy: Policy = Policy(), logger: Logger) {
+    package init(service: WebhookService, client: WebhookHTTPClient, policy: Policy = Policy(),
+                 notice: WebhookDisabledNotice? = nil, logger: Logger) {
+        self.notice = notice
         queue = WebhookDeliveryQueue(pool: service.pool)
         endpoints = service.endpoints
         seal = service.seal
@@ -122,6 +126,17 @@ package final class WebhookSender: Sendable {
     }
 
     var log: Logger { logger }
+
+    /// Counts a disabling and tells the creator (a failed mail is logged, never fatal).
+    func disabled(_ endpoint: WebhookEndpoint) {
+        count { $0.endpointsDisabled += 1 }
+        do {
+            try notice?.send(endpoint)
+        } catch {
+            logger.warning("cannot queue the mail telling a webhook's creator it was disabled",
+                           metadata: ["endpoint_id": .string(endpoint.id.uuidString), "error": .string(String(describing: error))])
+        }
+    }
 }
 
 enum LeasedSeconds {

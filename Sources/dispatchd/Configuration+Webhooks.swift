@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Mail
 import Webhooks
 
 extension Configuration {
@@ -25,13 +26,14 @@ extension Configuration {
         }
 
         /// The sender for `serve`: the lease outlasts a whole delivery by a wide margin.
-        func sender(service: WebhookService, logger: Logger) -> WebhookSender {
+        func sender(service: WebhookService, outbox: MailOutbox, logger: Logger) -> WebhookSender {
             let timeout = Duration.milliseconds(Int64(self.timeout * 1000))
             var senderPolicy = WebhookSender.Policy()
             senderPolicy.lease = timeout * 2 + .seconds(10)
             return WebhookSender(service: service, client: WebhookHTTPClient(policy: policy, connectTimeout: min(timeout, .seconds(10)),
                                                                              timeout: timeout),
-                                 policy: senderPolicy, logger: logger)
+                                 policy: senderPolicy, notice: WebhookDisabledNotice(outbox: outbox, pool: service.pool),
+                                 logger: logger)
         }
     }
 }

@@ -94,7 +94,7 @@ struct ServeCommand: ParsableCommand {
                                          serverSecret: jwtSecret)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
-        let webhookSender = application.webhooks.map { configuration.webhooks.sender(service: $0, logger: logger) }
+        let webhookSender = application.webhooks.map { configuration.webhooks.sender(service: $0, outbox: mail.outbox, logger: logger) }
         application.webhookSender = webhookSender
         application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily

@@ -78,6 +78,7 @@ import Testing
         try world.createTask("Second")
         #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "1")
         #expect(sender.counts.endpointsDisabled == 1)
+        #expect(try world.scalar("SELECT kind || ' ' || recipient FROM mail_outbox") == "webhook_disabled \(AuthTestServer.adminEmail)")
     }
 
     @Test func exhaustedAttemptsAreMarkedDead() throws {
@@ -121,6 +122,8 @@ import Testing
             try world.app.request("GET", "/v1/webhooks/\(endpoint.id)", token: world.admin).json?["enabled"] as? Bool == false
         })
         #expect(try world.scalar("SELECT disabled_reason FROM webhook_endpoints")?.contains("120 hours") == true)
+        // Its creator is told through the mail outbox.
+        #expect(try world.scalar("SELECT kind || ' ' || recipient FROM mail_outbox") == "webhook_disabled \(AuthTestServer.adminEmail)")
     }
 
     @Test func aRotatedSecretSignsBesideTheOldOne() throws {

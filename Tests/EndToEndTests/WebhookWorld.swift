@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import Mail
 import Postgres
 import TestSupport
 @testable import Webhooks
@@ -40,8 +41,10 @@ final class WebhookWorld {
         let service = try pool.map { WebhookService(pool: $0, serverSecret: AuthTestServer.serverSecret) } ?? self.service
         var logger = Logger(label: "webhook-tests")
         logger.logLevel = .critical
+        let outbox = MailOutbox(templates: try MailTemplates(siteName: "Dispatch Test", siteURL: "https://dispatch.test"),
+                                sender: try MailAddress("no-reply@dispatch.test"), seal: MailSeal(serverSecret: AuthTestServer.serverSecret))
         return WebhookSender(service: service, client: WebhookHTTPClient(policy: allowed, connectTimeout: .seconds(1), timeout: .seconds(1)),
-                             policy: policy, logger: logger)
+                             policy: policy, notice: WebhookDisabledNotice(outbox: outbox, pool: service.pool), logger: logger)
     }
 
     /// Registers an endpoint through the API; returns its id and secret (also trusted by the receiver).

@@ -99,4 +99,12 @@ public struct WebhookEndpointStore: Sendable {
             WHERE id = \(id) AND enabled
             """) == 1
     }
+
+    /// The address of the endpoint's creator while that account is active (nil otherwise), in
+    /// the caller's transaction: the mail telling them the server disabled it goes there.
+    public func creatorEmail(of endpoint: WebhookEndpoint, on connection: PostgresConnection) throws -> String? {
+        guard let creator = endpoint.createdBy else { return nil }
+        return try connection.query("SELECT email FROM users WHERE id = \(creator) AND deactivated_at IS NULL")
+            .first.map { try $0.decode("email") }
+    }
 }
