@@ -81,6 +81,8 @@ DECLARE
     previous text;
     actor    uuid;
     event    text;
+    newer    jsonb;
+    older    jsonb;
 BEGIN
     PERFORM 1 FROM webhook_endpoints WHERE enabled LIMIT 1;
     IF NOT FOUND THEN
@@ -88,18 +90,22 @@ BEGIN
     END IF;
     resource := CASE TG_TABLE_NAME WHEN 'tasks' THEN 'task' WHEN 'activities' THEN 'activity'
                                    WHEN 'listings' THEN 'listing' WHEN 'notes' THEN 'note' ELSE 'subtask' END;
+    -- Each row is turned into jsonb once (only for an update), for the generic column reads.
+    IF TG_OP = 'UPDATE' THEN
+        newer := to_jsonb(NEW);
+        older := to_jsonb(OLD);
+    END IF;
     IF TG_OP = 'INSERT' THEN
         action := 'created';
     ELSIF TG_OP = 'DELETE' THEN
         action := 'deleted';
-    ELSIF to_jsonb(NEW) ->> 'deleted_at' IS NOT NULL AND to_jsonb(OLD) ->> 'deleted_at' IS NULL THEN
+    ELSIF newer ->> 'deleted_at' IS NOT NULL AND older ->> 'deleted_at' IS NULL THEN
         action := 'deleted';
     ELSIF TG_TABLE_NAME IN ('tasks', 'activities', 'listings')
-          AND (to_jsonb(NEW) ->> 'status') = 'deleted' AND (to_jsonb(OLD) ->> 'status') IS DISTINCT FROM 'deleted' THEN
+          AND (newer ->> 'status') = 'deleted' AND (older ->> 'status') IS DISTINCT FROM 'deleted' THEN
         action := 'deleted';
-    ELSIF TG_TABLE_NAME IN ('tasks', 'activities')
-          AND (to_jsonb(NEW) ->> 'claimed_by') IS DISTINCT FROM (to_jsonb(OLD) ->> 'claimed_by') THEN
-        action := CASE WHEN to_jsonb(NEW) ->> 'claimed_by' IS NULL THEN 'released' ELSE 'claimed' END;
+    ELSIF TG_TABLE_NAME IN ('tasks', 'activities') AND (newer ->> 'claimed_by') IS DISTINCT FROM (older ->> 'claimed_by') THEN
+        action := CASE WHEN newer ->> 'claimed_by' IS NULL THEN 'released' ELSE 'claimed' END;
         SELECT c.actor_id INTO actor FROM claim_events c
         WHERE c.entity_type = resource AND c.entity_id = NEW.id AND c.txid = pg_current_xact_id() ORDER BY c.created_at DESC, c.id DESC LIMIT 1;
     ELSE
@@ -112,12 +118,15 @@ BEGIN
     END IF;
     IF TG_OP = 'DELETE' THEN
         data := dispatch_json(OLD);
+    ELSIF TG_TABLE_NAME IN ('tasks', 'activities') THEN
+        -- The JSON the stamping trigger already stored for this row (0027): not rendered twice.
+        data := NEW.row_json::json;
     ELSE
         data := dispatch_json(NEW);
     END IF;
     IF TG_OP = 'UPDATE' AND TG_TABLE_NAME IN ('tasks', 'activities', 'listings')
-       AND (to_jsonb(NEW) ->> 'status') IS DISTINCT FROM (to_jsonb(OLD) ->> 'status') THEN
-        previous := to_jsonb(OLD) ->> 'status';
+       AND (newer ->> 'status') IS DISTINCT FROM (older ->> 'status') THEN
+        previous := older ->> 'status';
     END IF;
     event := 'msg_' || replace(gen_random_uuid()::text, '-', '');
     -- Built as text so `data` keeps dispatch_json's exact bytes (key order, nulls).
