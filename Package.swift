@@ -71,12 +71,15 @@ let package = Package(
         .target(name: "Realtime", dependencies: capability + ["Accounts", "Sync", "Credentials"]),
         // The Supabase-compatible gateway and its wire adapters: GoTrue, PostgREST, Storage.
         .target(name: "Supabase", dependencies: capability + ["Accounts", "Resources", "Credentials"]),
+        // Webhooks: endpoints admins register, the durable delivery outbox, the signing sender
+        // (libcurl, SSRF-guarded at connect time).
+        .target(name: "Webhooks", dependencies: capability + ["Accounts", "Mail", "Credentials", "CLibCurl"]),
         // Operations: readiness, metrics, the backups' status.
         .target(name: "Operations", dependencies: capability),
         // The composition root: builds the services, registers the route groups with their error
         // style, and orders the middleware.
         .target(name: "API", dependencies: capability + [
-            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail", "Slack",
+            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail", "Slack", "Webhooks",
         ]),
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
@@ -88,7 +91,7 @@ let package = Package(
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
             "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console",
-            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", "Slack", logging,
+            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", "Slack", "Webhooks", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -107,6 +110,6 @@ let package = Package(
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: [
             "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd",
-            "Slack", "Mail", "Store", "Domain", "Credentials"]),
+            "Slack", "Webhooks", "Mail", "Store", "Domain", "Credentials"]),
     ]
 )

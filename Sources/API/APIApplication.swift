@@ -12,6 +12,7 @@ import Store
 import Supabase
 import Slack
 import Sync
+import Webhooks
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -35,6 +36,10 @@ package struct APIApplication: Sendable {
     package var restDelta = RestDeltaWindow(longestWrite: .seconds(30), clockSkew: .seconds(60))
     /// PUBLISHABLE_KEY: the `apikey` every Supabase-compatible request carries (`SupabaseGateway`).
     package let publishableKey: String?
+    /// Webhook endpoints and deliveries (`/v1/webhooks`); present with authentication.
+    package let webhooks: WebhookService?
+    /// This instance's webhook sender, for its `webhook_*` metrics (set by `serve`).
+    package var webhookSender: WebhookSender?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
     package var mailSender: MailSender?
     /// Slack, both ways (set by `serve`): its inbound and admin routes and its metrics.
@@ -52,7 +57,7 @@ package struct APIApplication: Sendable {
     package init(readiness: any ReadinessCheck, auth: AuthService? = nil, pool: PostgresPool? = nil,
                 sync: SyncService? = nil, listPaging: ListPaging = ListPaging(),
                 trustedProxies: TrustedProxies = TrustedProxies(), publishableKey: String? = nil,
-                realtimePublicBroadcast: Bool = false) {
+                realtimePublicBroadcast: Bool = false, serverSecret: String? = nil) {
         self.readiness = readiness
         self.publishableKey = publishableKey
         self.trustedProxies = trustedProxies
@@ -63,6 +68,7 @@ package struct APIApplication: Sendable {
         self.sync = sync
         realtime = auth.flatMap { auth in sync.map { RealtimeService(auth: auth, sync: $0, publicBroadcast: realtimePublicBroadcast) } }
         self.listPaging = listPaging
+        webhooks = auth.flatMap { auth in serverSecret.map { WebhookService(pool: auth.pool, serverSecret: $0) } }
     }
 
     /// What `GET /metrics` reports, in order: requests, the database pool, then each
@@ -74,6 +80,7 @@ package struct APIApplication: Sendable {
         if let sync { sources.append(sync) }
         if let mailSender { sources.append(mailSender) }
         if let slack { sources.append(slack) }
+        if let webhookSender { sources.append(webhookSender) }
         if let backups { sources.append(backups) }
         return sources
     }
@@ -103,6 +110,7 @@ package struct APIApplication: Sendable {
             ResourceRoutes.register(on: &api, auth: auth, paging: listPaging)
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             if let slack { SlackRoutes.register(on: &api, auth: auth, slack: slack) }
+            if let webhooks { WebhookRoutes.register(on: &api, auth: auth, webhooks: webhooks) }
         }
         SupabaseRoutes.register(on: &router, auth: auth, restDelta: restDelta)
         return router

@@ -2,7 +2,7 @@
 /// (site name, PUBLIC_URL, the recipient) come from `MailTemplates` and the recipient.
 ///
 /// Template variables (docs/operators/mail.md): `site_name`, `site_url`, `email` (the
-/// recipient), and per kind `code`, `link`, `valid_minutes`, `new_email`, `cancel_link`.
+/// recipient), and per kind `code`, `link`, `valid_minutes`, `new_email`, `cancel_link`, `url`, `reason`.
 public enum MailContent: Sendable, Equatable {
     case magicLink(code: String, link: String, validMinutes: Int)
     case recovery(code: String, link: String, validMinutes: Int)
@@ -12,6 +12,8 @@ public enum MailContent: Sendable, Equatable {
     /// To the old address; `cancelLink` voids the change while it is pending.
     case emailChangeNotice(newEmail: String, cancelLink: String)
     case passwordChanged
+    /// `url` is the endpoint's, `reason` why the server disabled it.
+    case webhookDisabled(url: String, reason: String)
 
     public var kind: MailKind {
         switch self {
@@ -21,6 +23,7 @@ public enum MailContent: Sendable, Equatable {
         case .emailChange: .emailChange
         case .emailChangeNotice: .emailChangeNotice
         case .passwordChanged: .passwordChanged
+        case .webhookDisabled: .webhookDisabled
         }
     }
 
@@ -36,6 +39,8 @@ public enum MailContent: Sendable, Equatable {
             ["new_email": newEmail, "cancel_link": cancelLink]
         case .passwordChanged:
             [:]
+        case .webhookDisabled(let url, let reason):
+            ["url": url, "reason": reason]
         }
     }
 }

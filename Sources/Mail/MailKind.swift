@@ -14,4 +14,6 @@ public enum MailKind: String, CaseIterable, Sendable {
     case emailChangeNotice = "email_change_notice"
     /// Tells the account holder a recovery replaced their password (other sessions ended, API keys revoked).
     case passwordChanged = "password_changed"
+    /// Tells an endpoint's creator the server disabled their webhook (a 410, or 5 days of failures).
+    case webhookDisabled = "webhook_disabled"
 }

@@ -1,16 +1,11 @@
 import Foundation
 import Postgres
 
-/// The sender's side of `mail_outbox`: claim due mail, record each attempt's outcome.
-///
-/// A claim is one short statement (`FOR UPDATE SKIP LOCKED`) that moves the rows'
-/// `next_attempt_at` a lease ahead and stamps them with a claim id. Concurrent senders skip
-/// each other's locked rows, and once the claim commits the rows are no longer due, so no
-/// two senders hold one mail. Sending happens outside any transaction; finishing an attempt
-/// checks the claim id, so a sender whose lease ran out (it hung longer than the lease) cannot
-/// overwrite what the sender that took the row over recorded. If a sender dies after SMTP
-/// accepted a mail and before it recorded that, the mail goes out again when the lease
-/// ends: delivery is at least once, never silently lost.
+/// The sender's side of `mail_outbox`: claim due mail, record each attempt's outcome, through
+/// the outbox claim machinery every outbox shares (`LeasedQueue`: a claim under a lease with
+/// `FOR UPDATE SKIP LOCKED`, outcomes checked against the claim id, no transaction open while
+/// SMTP talks). If a sender dies after SMTP accepted a mail and before it recorded that, the
+/// mail goes out again when the lease ends: delivery is at least once, never silently lost.
 public struct MailQueue: Sendable {
     public let pool: PostgresPool
     /// Opens what `MailOutbox` sealed (the same server secret on every instance).
@@ -45,16 +40,8 @@ public struct MailQueue: Sendable {
     /// messages opened. A message that does not open (sealed under another JWT_SECRET, or
     /// altered) can never be sent: it is recorded dead at once.
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
-        let claim = UUID()
-        let rows = try pool.query("""
-            UPDATE mail_outbox o SET next_attempt_at = now() + make_interval(secs => \(Self.seconds(lease))),
-                   claim = \(claim), attempts = o.attempts + 1
-            FROM (SELECT id FROM mail_outbox
-                  WHERE sent_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
-                  ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
-            WHERE o.id = due.id AND o.message IS NOT NULL
-            RETURNING o.id, o.kind, o.recipient, o.message, o.attempts
-            """)
+        let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease,
+                                                  returning: "o.id, o.kind, o.recipient, o.message, o.attempts", on: pool)
         var claimed: [Claimed] = []
         for row in rows {
             let stored: String = try row.decode("message")
@@ -74,36 +61,21 @@ public struct MailQueue: Sendable {
     /// dropped: it may carry a sign-in code, and nobody needs it any more.
     @discardableResult
     public func finish(_ mail: Claimed, _ outcome: Outcome) throws -> Bool {
-        let changed: Int
+        let assignments: PostgresQuery
         switch outcome {
         case .sent:
-            changed = try pool.execute("""
-                UPDATE mail_outbox SET sent_at = now(), message = NULL, claim = NULL, last_error = NULL
-                WHERE id = \(mail.id) AND claim = \(mail.claim) AND sent_at IS NULL AND dead_at IS NULL
-                """)
+            assignments = "sent_at = now(), message = NULL, last_error = NULL"
         case .failed(let error, let retryAfter):
-            changed = try pool.execute("""
-                UPDATE mail_outbox SET next_attempt_at = now() + make_interval(secs => \(Self.seconds(retryAfter))),
-                       claim = NULL, last_error = \(Self.clip(error))
-                WHERE id = \(mail.id) AND claim = \(mail.claim) AND sent_at IS NULL AND dead_at IS NULL
-                """)
+            assignments = "next_attempt_at = now() + make_interval(secs => \(Self.seconds(retryAfter))), last_error = \(Self.clip(error))"
         case .dead(let error):
-            changed = try pool.execute("""
-                UPDATE mail_outbox SET dead_at = now(), message = NULL, claim = NULL, last_error = \(Self.clip(error))
-                WHERE id = \(mail.id) AND claim = \(mail.claim) AND sent_at IS NULL AND dead_at IS NULL
-                """)
+            assignments = "dead_at = now(), message = NULL, last_error = \(Self.clip(error))"
         }
-        return changed == 1
+        return try pool.withConnection { try Self.leased.finish(id: mail.id, claim: mail.claim, set: assignments, on: $0) }
     }
 
     /// Undelivered live mails, and dead ones, across all instances (`/metrics` gauges).
     public func counts() throws -> (pending: Int, dead: Int) {
-        let rows = try pool.query("""
-            SELECT (SELECT count(*) FROM mail_outbox WHERE sent_at IS NULL AND dead_at IS NULL)::bigint AS pending,
-                   (SELECT count(*) FROM mail_outbox WHERE dead_at IS NOT NULL)::bigint AS dead
-            """)
-        guard let row = rows.first else { return (0, 0) }
-        return (Int(try row.decode("pending", as: Int64.self)), Int(try row.decode("dead", as: Int64.self)))
+        try Self.leased.counts(on: pool)
     }
 
     /// Deletes sent and dead mails and address-limit rows older than `age`; their messages
@@ -111,19 +83,17 @@ public struct MailQueue: Sendable {
     @discardableResult
     public func prune(olderThan age: Duration) throws -> Int {
         let seconds = Self.seconds(age)
-        let mails = try pool.execute("""
-            DELETE FROM mail_outbox WHERE created_at < now() - make_interval(secs => \(seconds))
-              AND (sent_at IS NOT NULL OR dead_at IS NOT NULL)
-            """)
+        let mails = try Self.leased.prune(olderThan: age, on: pool)
         try pool.execute("DELETE FROM mail_address_limits WHERE last_request_at < now() - make_interval(secs => \(seconds))")
         // Hourly windows: a row whose hour is over counts nothing any more.
         try pool.execute("DELETE FROM mail_request_counts WHERE window_start < now() - interval '1 hour'")
         return mails
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+    /// A mail whose message was dropped (sent or dead) is never due again.
+    static let leased = LeasedQueue(table: "mail_outbox", eligible: "o.message IS NOT NULL")
+
+    static func seconds(_ duration: Duration) -> Double { LeasedQueue.seconds(duration) }
 
     /// SMTP replies can be long; the stored error is for a person reading it.
     private static func clip(_ error: String) -> String {

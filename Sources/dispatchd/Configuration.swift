@@ -60,6 +60,8 @@ struct Configuration: Sendable {
     var emailAuth: EmailAuthOptions
     /// Backup directory, retention and the daily schedule (Configuration+Backup.swift).
     var backup: BackupSettings
+    /// Outgoing webhooks: the address guard's allow-list and the timeout (Configuration+Webhooks.swift).
+    var webhooks = WebhookSettings()
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -193,7 +195,8 @@ struct Configuration: Sendable {
             mail: try MailSettings.load(reader),
             slackHooksBaseURL: try Self.slackHooksBaseURL(reader),
             emailAuth: try EmailAuthOptions.load(reader),
-            backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil)
+            backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil),
+            webhooks: try WebhookSettings.load(reader)
         )
     }
 }

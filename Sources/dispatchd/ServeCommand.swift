@@ -10,6 +10,7 @@ import RouteKit
 import Slack
 import Store
 import Sync
+import Webhooks
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,7 +91,8 @@ struct ServeCommand: ParsableCommand {
                                          pool: session.pool, sync: sync,
                                          listPaging: ListPaging(maxBytes: configuration.listPageMaxBytes),
                                          trustedProxies: configuration.trustedProxies, publishableKey: publishableKey,
-                                         realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast)
+                                         realtimePublicBroadcast: configuration.webSocket.realtimePublicBroadcast,
+                                         serverSecret: jwtSecret)
         application.restDelta = configuration.restDeltaWindow
         application.mailSender = mail.sender
         var slackSettings = SlackSettings(hooksBaseURL: configuration.slackHooksBaseURL)
@@ -99,6 +101,8 @@ struct ServeCommand: ParsableCommand {
         let slack = SlackService(pool: session.pool, serverSecret: jwtSecret, links: mail.links, settings: slackSettings,
                                  logger: logger)
         application.slack = slack
+        let webhookSender = application.webhooks.map { configuration.webhooks.sender(service: $0, outbox: mail.outbox, logger: logger) }
+        application.webhookSender = webhookSender
         application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily
             ? DailyBackups(maker: BackupMaker(target: session.target,
@@ -135,6 +139,8 @@ struct ServeCommand: ParsableCommand {
         defer { mail.sender.stop() }
         slack.start()
         defer { slack.stop() }
+        webhookSender?.start()
+        defer { webhookSender?.stop() }
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))

@@ -69,6 +69,8 @@ enum Setting: String, CaseIterable, Sendable {
     case authEmailHourlyLimit = "AUTH_EMAIL_HOURLY_LIMIT"
     case authEmailAddressHourlyLimit = "AUTH_EMAIL_ADDRESS_HOURLY_LIMIT"
     case authEmailSourceHourlyLimit = "AUTH_EMAIL_SOURCE_HOURLY_LIMIT"
+    case webhookAllowedHosts = "WEBHOOK_ALLOWED_HOSTS"
+    case webhookTimeout = "WEBHOOK_TIMEOUT"
     case backupDirectory = "BACKUP_DIR"
     case backupKeep = "BACKUP_KEEP"
     case backupDaily = "BACKUP_DAILY"

@@ -18,6 +18,7 @@ import Logging
 import Postgres
 import Store
 import TestSupport
+import Webhooks
 
 /// The application with authentication on a fresh database and an ephemeral port, plus one
 /// seeded admin. Passwords use cheap scrypt parameters: the tests exercise the flow, not the KDF.
@@ -33,6 +34,10 @@ final class AuthTestServer {
     /// The sync service the application built (device activity, the change stream).
     let sync: SyncService?
     private let realtime: RealtimeService?
+    /// Webhook endpoints (`/v1/webhooks`); the tests build senders on it (`WebhookWorld`).
+    let webhooks: WebhookService?
+    /// The server secret webhook secrets are sealed under.
+    static let serverSecret = String(repeating: "k", count: 32)
     let server: HTTPServer
     let admin: User
     /// The operator's console on the same server (`withConsole`), as dispatchd wires it.
@@ -56,9 +61,11 @@ final class AuthTestServer {
         var application = APIApplication(
             readiness: DatabaseReadinessCheck(pool: database.pool, migrator: Migrator(directoryPath: ProjectPaths.migrations)),
             auth: auth, listPaging: listPaging, trustedProxies: try TrustedProxies(parsing: trustedProxies),
-            publishableKey: Self.publishableKey, realtimePublicBroadcast: realtimePublicBroadcast
+            publishableKey: Self.publishableKey, realtimePublicBroadcast: realtimePublicBroadcast,
+            serverSecret: Self.serverSecret
         )
         try configureApplication(&application)
+        webhooks = application.webhooks
         sync = application.sync
         realtime = application.realtime
         var router = application.makeRouter()

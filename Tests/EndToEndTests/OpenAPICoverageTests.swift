@@ -54,7 +54,7 @@ import Testing
         // Never connected: building the router only stores the pool.
         let pool = PostgresPool(conninfo: "postgresql://127.0.0.1:1/unused", size: 1)
         let auth = try AuthService(pool: pool, jwtSecret: String(repeating: "k", count: 32), hasher: AuthTestServer.cheapHasher)
-        var application = APIApplication(readiness: DeploymentFilesTests.AlwaysReady(), auth: auth)
+        var application = APIApplication(readiness: DeploymentFilesTests.AlwaysReady(), auth: auth, serverSecret: String(repeating: "c", count: 32))
         // As `serve` wires it: Slack's routes exist on every server (the integration is stored at run time).
         application.slack = SlackService(pool: pool, serverSecret: String(repeating: "k", count: 32),
                                          links: PublicLinks(baseURL: nil, redirectURLs: nil), logger: Logger(label: "openapi"))

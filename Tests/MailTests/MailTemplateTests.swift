@@ -45,6 +45,7 @@ import Testing
             .emailChange(code: "444444", link: "https://l/4", newEmail: "new@example.com", validMinutes: 15),
             .emailChangeNotice(newEmail: "new@example.com", cancelLink: "https://l/5"),
             .passwordChanged,
+            .webhookDisabled(url: "https://hooks.example.com/in", reason: "the receiver answered 410 Gone"),
         ]
         #expect(Set(contents.map(\.kind)) == Set(MailKind.allCases))
         for content in contents {

@@ -1,0 +1,99 @@
+import Domain
+import Foundation
+import Postgres
+
+/// The sender's side of `webhook_deliveries`: claim due deliveries under a lease (the outbox
+/// machinery the mail outbox uses, `LeasedQueue`) and record each attempt's outcome. Only
+/// deliveries of enabled endpoints are due: a disabled endpoint's backlog waits for it.
+public struct WebhookDeliveryQueue: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    static let leased = LeasedQueue(
+        table: "webhook_deliveries",
+        eligible: "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = o.endpoint_id AND e.enabled)")
+
+    /// A delivery a sender holds until `finish`, with what it needs to send it.
+    public struct Claimed: Sendable, Equatable {
+        public let id: UUID
+        public let claim: UUID
+        public let eventID: String
+        public let payload: String
+        public let endpointID: UUID
+        public let url: String
+        public let sealedSecret: String
+        /// Only while it still signs (the rotation's overlap).
+        public let sealedPreviousSecret: String?
+        /// Attempts so far, this one included.
+        public let attempts: Int
+    }
+
+    /// What became of one attempt; `status` is the HTTP status when there was an answer.
+    public enum Outcome: Sendable, Equatable {
+        case sent(status: Int, milliseconds: Int)
+        case failed(status: Int?, milliseconds: Int, error: String, retryAfter: Duration)
+        case dead(status: Int?, milliseconds: Int, error: String)
+    }
+
+    public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
+        let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
+            o.id, o.event_id, o.endpoint_id, o.attempts,
+            (SELECT ev.payload FROM webhook_events ev WHERE ev.id = o.event_id) AS payload,
+            e.url, e.secret,
+            CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret
+            """, joining: ("webhook_endpoints e", "e.id = o.endpoint_id"), on: pool)
+        return try rows.map { row in
+            Claimed(id: try row.decode("id"), claim: claim, eventID: try row.decode("event_id"), payload: try row.decode("payload"),
+                    endpointID: try row.decode("endpoint_id"), url: try row.decode("url"), sealedSecret: try row.decode("secret"),
+                    sealedPreviousSecret: try row.decode("previous_secret"), attempts: try row.decode("attempts"))
+        }
+    }
+
+    /// Records the outcome; false when the claim was lost (the lease ran out and another
+    /// sender took the delivery), in which case nothing changed.
+    @discardableResult
+    public func finish(_ delivery: Claimed, _ outcome: Outcome) throws -> Bool {
+        let assignments: PostgresQuery
+        switch outcome {
+        case .sent(let status, let milliseconds):
+            assignments = """
+                sent_at = now(), last_attempt_at = now(), last_status = \(status), last_duration_ms = \(milliseconds), last_error = NULL
+                """
+        case .failed(let status, let milliseconds, let error, let retryAfter):
+            assignments = """
+                next_attempt_at = now() + make_interval(secs => \(LeasedQueue.seconds(retryAfter))), last_attempt_at = now(),
+                last_status = \(status), last_duration_ms = \(milliseconds), last_error = \(Self.clip(error))
+                """
+        case .dead(let status, let milliseconds, let error):
+            assignments = """
+                dead_at = now(), last_attempt_at = now(), last_status = \(status), last_duration_ms = \(milliseconds),
+                last_error = \(Self.clip(error))
+                """
+        }
+        return try pool.withConnection { try Self.leased.finish(id: delivery.id, claim: delivery.claim, set: assignments, on: $0) }
+    }
+
+    /// Undelivered live deliveries and dead ones, across all instances (`/metrics` gauges).
+    public func counts() throws -> (pending: Int, dead: Int) {
+        try Self.leased.counts(on: pool)
+    }
+
+    /// Deletes finished deliveries older than `age`, then events no delivery refers to.
+    @discardableResult
+    public func prune(olderThan age: Duration) throws -> Int {
+        let deleted = try Self.leased.prune(olderThan: age, on: pool)
+        try pool.execute("""
+            DELETE FROM webhook_events ev WHERE ev.created_at < now() - make_interval(secs => \(LeasedQueue.seconds(age)))
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
+            """)
+        return deleted
+    }
+
+    /// Receivers' answers and curl's messages can be long; the stored error is for a person.
+    static func clip(_ error: String) -> String {
+        error.count <= 1000 ? error : String(error.prefix(1000))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Postgres
+import Testing
+
+/// The event outbox: written by the database in the transaction of the write, whatever path
+/// made it; one event per committed change, none for a rolled-back one, none without a
+/// subscriber.
+@Suite struct WebhookOutboxTests {
+    @Test func aRolledBackWriteLeavesNoEventAndACommittedOneLeavesExactlyOne() throws {
+        let world = try WebhookWorld()
+        let pool = world.app.database.pool
+        let admin = world.app.admin.id
+        struct Abort: Error {}
+        // Without a subscriber, a write leaves nothing.
+        try pool.execute("INSERT INTO tasks (title, declared_by) VALUES ('unobserved', \(admin))")
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_events") == "0")
+
+        try world.createEndpoint(url: "https://hooks.example.com/in", events: ["task.created"])
+        #expect(throws: Abort.self) {
+            try pool.withTransaction { connection in
+                try connection.execute("INSERT INTO tasks (title, declared_by) VALUES ('rolled back', \(admin))")
+                throw Abort()
+            }
+        }
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_events") == "0")
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "0")
+        _ = try pool.withTransaction { connection in
+            try connection.execute("INSERT INTO tasks (title, declared_by) VALUES ('committed', \(admin))")
+        }
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_events") == "1")
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "1")
+        #expect(try world.scalar("SELECT payload::json -> 'data' ->> 'title' FROM webhook_events") == "committed")
+    }
+
+    @Test func eachWriteNamesItsEventWithActorAndPreviousStatus() throws {
+        let world = try WebhookWorld()
+        let app = world.app
+        try world.createEndpoint(url: "https://hooks.example.com/in", events: ["*"])
+        let task = try world.createTask()
+        #expect(try app.request("POST", "/v1/tasks/\(task)/claim", token: world.admin).status == 200)
+        #expect(try app.request("DELETE", "/v1/tasks/\(task)/claim", token: world.admin).status == 200)
+        #expect(try app.request("PATCH", "/v1/tasks/\(task)", token: world.admin, json: ["status": "in_progress"]).status == 200)
+        #expect(try app.request("DELETE", "/v1/tasks/\(task)", token: world.admin).status < 300)
+        let note = try app.request("POST", "/v1/notes", token: world.admin,
+                                   json: ["content": "hi", "parent_type": "listing", "parent_id": UUID().uuidString.lowercased()])
+        let rows = try app.database.pool.query("SELECT type, payload FROM webhook_events ORDER BY created_at, id")
+        var events: [(type: String, payload: [String: Any])] = []
+        for row in rows {
+            let payload = try JSONSerialization.jsonObject(with: Data(try row.decode("payload", as: String.self).utf8)) as? [String: Any]
+            events.append((try row.decode("type"), payload ?? [:]))
+        }
+        let types = events.map(\.type)
+        #expect(Set(types).isSuperset(of: ["task.created", "task.claimed", "task.released", "task.updated", "task.deleted"]), "\(types)")
+        let adminID = app.admin.id.uuidString.lowercased()
+        #expect(events.first { $0.type == "task.claimed" }?.payload["actor"] as? String == adminID)
+        #expect(events.first { $0.type == "task.released" }?.payload["actor"] as? String == adminID)
+        let updated = events.first { $0.type == "task.updated" }?.payload
+        #expect(updated?["previous_status"] as? String == "open")
+        #expect((updated?["data"] as? [String: Any])?["status"] as? String == "in_progress")
+        let deleted = events.first { $0.type == "task.deleted" }?.payload
+        #expect(deleted?["previous_status"] as? String == "in_progress")
+        // A refused write (no such parent) leaves no event.
+        #expect(note.status == 422 && !types.contains("note.created"))
+        // Versions let receivers discard stale events: they rise with each change.
+        let versions = events.filter { $0.type.hasPrefix("task.") }.compactMap { ($0.payload["data"] as? [String: Any])?["version"] as? Int }
+        #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+    }
+}
