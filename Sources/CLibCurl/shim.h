@@ -26,9 +26,6 @@ static inline CURLcode dispatch_curl_setopt_read_function(CURL *handle, curl_rea
 static inline CURLcode dispatch_curl_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
-static inline CURLcode dispatch_curl_setopt_write_function(CURL *handle, curl_write_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
-}
 /* The seconds of a 429/503 answer's Retry-After (0 when absent); libcurl parses both forms. */
 static inline CURLcode dispatch_curl_retry_after(CURL *handle, curl_off_t *seconds) {
     return curl_easy_getinfo(handle, CURLINFO_RETRY_AFTER, seconds);
@@ -36,6 +33,7 @@ static inline CURLcode dispatch_curl_retry_after(CURL *handle, curl_off_t *secon
 static inline CURLcode dispatch_curl_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }
+/* CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION take the same callback type. */
 static inline CURLcode dispatch_curl_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
     return curl_easy_setopt(handle, option, callback);
 }

@@ -50,7 +50,7 @@ package struct SlackHTTPTransport: Sendable {
                 set(dispatch_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers))
                 set(dispatch_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, json.utf8.count))
                 set(dispatch_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, json))
-                set(dispatch_curl_setopt_write_function(handle, Self.write))
+                set(dispatch_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, Self.write))
                 set(dispatch_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque()))
                 set(dispatch_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress))
                 guard status == CURLE_OK else { return status }
