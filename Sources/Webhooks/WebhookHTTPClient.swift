@@ -40,6 +40,7 @@ package struct WebhookHTTPClient: Sendable {
     package func post(url: String, headers: [(String, String)], body: [UInt8]) throws(Failure) -> Response {
         if let problem = WebhookTargetPolicy.urlProblem(url) { throw Failure(message: problem, refusedByGuard: true) }
         guard let host = URLComponents(string: url)?.host else { throw Failure(message: "Must name a host.", refusedByGuard: true) }
+        if let problem = policy.hostProblem(host) { throw Failure(message: problem, refusedByGuard: true) }
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
             throw Failure(message: "libcurl could not be initialised", refusedByGuard: false)
         }

@@ -9,6 +9,10 @@ import Foundation
 package struct WebhookTargetPolicy: Sendable {
     package var allowedHosts: Set<String>
     package var allowedRanges: [AddressRange]
+    /// WEBHOOK_ONLY_ALLOWED_HOSTS: an egress allow-list. Webhooks reach nothing but the allowed
+    /// hosts and ranges, public addresses included, and a URL naming anything else is refused
+    /// before its name is even looked up.
+    package var onlyAllowed = false
 
     package init(allowedHosts: Set<String> = [], allowedRanges: [AddressRange] = []) {
         self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
@@ -44,7 +48,17 @@ package struct WebhookTargetPolicy: Sendable {
     package func permits(host: String, address: NetworkAddress) -> Verdict {
         if allowedHosts.contains(host.lowercased()) { return .allowed }
         if allowedRanges.contains(where: { $0.contains(address) }) { return .allowed }
+        if onlyAllowed { return .refused("not in WEBHOOK_ALLOWED_HOSTS") }
         return AddressClassifier.classify(address)
+    }
+
+    /// Refusal of the URL's host before any lookup (nil: go on): with `onlyAllowed`, a host
+    /// that is neither an allowed name nor an address in an allowed range.
+    package func hostProblem(_ host: String) -> String? {
+        guard onlyAllowed, !allowedHosts.contains(host.lowercased()) else { return nil }
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if let address = NetworkAddress(literal), allowedRanges.contains(where: { $0.contains(address) }) { return nil }
+        return "The host is not in WEBHOOK_ALLOWED_HOSTS."
     }
 
     package typealias Verdict = AddressClassifier.Verdict

@@ -21,6 +21,11 @@ extension Configuration {
                     throw ConfigurationError("WEBHOOK_ALLOWED_HOSTS must be comma-separated host names, addresses or CIDR ranges (\(error.message))")
                 }
             }
+            let only = reader.string(.webhookOnlyAllowedHosts)?.lowercased()
+            guard only == nil || ["true", "false", "1", "0"].contains(only ?? "") else {
+                throw ConfigurationError("WEBHOOK_ONLY_ALLOWED_HOSTS must be true or false (got \"\(only ?? "")\")")
+            }
+            settings.policy.onlyAllowed = only == "true" || only == "1"
             settings.timeout = try reader.seconds(.webhookTimeout, default: 15)
             return settings
         }

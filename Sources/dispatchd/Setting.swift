@@ -70,6 +70,7 @@ enum Setting: String, CaseIterable, Sendable {
     case authEmailAddressHourlyLimit = "AUTH_EMAIL_ADDRESS_HOURLY_LIMIT"
     case authEmailSourceHourlyLimit = "AUTH_EMAIL_SOURCE_HOURLY_LIMIT"
     case webhookAllowedHosts = "WEBHOOK_ALLOWED_HOSTS"
+    case webhookOnlyAllowedHosts = "WEBHOOK_ONLY_ALLOWED_HOSTS"
     case webhookTimeout = "WEBHOOK_TIMEOUT"
     case backupDirectory = "BACKUP_DIR"
     case backupKeep = "BACKUP_KEEP"
