@@ -44,7 +44,7 @@ public struct MailOutbox: Sendable {
     /// one was requested less than `interval` ago. Call it for every request, whether the
     /// address has an account or not, so both are answered alike. Case-insensitive.
     public static func reserveAddress(_ address: String, interval: Duration, on connection: PostgresConnection) throws -> Duration? {
-        let seconds = MailQueue.seconds(interval)
+        let seconds = interval.timeInterval
         let rows = try connection.query("""
             WITH reserved AS (
                 INSERT INTO mail_address_limits AS l (address, last_request_at) VALUES (lower(\(address)), now())
@@ -65,7 +65,7 @@ public struct MailOutbox: Sendable {
     public static func queuedCount(within window: Duration, on connection: PostgresConnection) throws -> Int {
         let rows = try connection.query("""
             SELECT count(*)::bigint AS n FROM mail_outbox
-            WHERE created_at > now() - make_interval(secs => \(MailQueue.seconds(window)))
+            WHERE created_at > now() - make_interval(secs => \(window.timeInterval))
             """)
         return Int(try rows.first?.decode("n", as: Int64.self) ?? 0)
     }

@@ -66,7 +66,7 @@ public struct MailQueue: Sendable {
         case .sent:
             assignments = "sent_at = now(), message = NULL, last_error = NULL"
         case .failed(let error, let retryAfter):
-            assignments = "next_attempt_at = now() + make_interval(secs => \(Self.seconds(retryAfter))), last_error = \(Self.clip(error))"
+            assignments = "next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)), last_error = \(Self.clip(error))"
         case .dead(let error):
             assignments = "dead_at = now(), message = NULL, last_error = \(Self.clip(error))"
         }
@@ -82,7 +82,7 @@ public struct MailQueue: Sendable {
     /// are already gone, the rows only served the operator's questions and the caps.
     @discardableResult
     public func prune(olderThan age: Duration) throws -> Int {
-        let seconds = Self.seconds(age)
+        let seconds = age.timeInterval
         let mails = try Self.leased.prune(olderThan: age, on: pool)
         try pool.execute("DELETE FROM mail_address_limits WHERE last_request_at < now() - make_interval(secs => \(seconds))")
         // Hourly windows: a row whose hour is over counts nothing any more.
@@ -93,7 +93,6 @@ public struct MailQueue: Sendable {
     /// A mail whose message was dropped (sent or dead) is never due again.
     static let leased = LeasedQueue(table: "mail_outbox", eligible: "o.message IS NOT NULL")
 
-    static func seconds(_ duration: Duration) -> Double { LeasedQueue.seconds(duration) }
 
     /// SMTP replies can be long; the stored error is for a person reading it.
     private static func clip(_ error: String) -> String {

@@ -80,7 +80,7 @@ public final class MailSender: Sendable {
         housekeep()
         loop.condition.lock()
         guard !loop.isStopped, delivered < policy.batchSize else { return }
-        _ = loop.condition.wait(until: Date().addingTimeInterval(Self.seconds(policy.pollInterval)))
+        _ = loop.condition.wait(until: Date().addingTimeInterval(policy.pollInterval.timeInterval))
     }
 
     /// Claims and delivers one batch; the number claimed (a full batch: look again at once).
@@ -130,7 +130,7 @@ public final class MailSender: Sendable {
             state.withLock { $0.failedAttempts += 1 }
             let retry = retryDelay(afterAttempt: mail.attempts)
             logger.warning("mail attempt failed; will retry", metadata: metadata.merging([
-                "error": .string(error.message), "retry_in_seconds": .stringConvertible(Int(Self.seconds(retry))),
+                "error": .string(error.message), "retry_in_seconds": .stringConvertible(Int(retry.timeInterval)),
             ]) { $1 })
             return .failed(error: error.message, retryAfter: retry)
         }
@@ -139,8 +139,8 @@ public final class MailSender: Sendable {
     /// initialRetry × 2^(attempt-1), capped at maxRetry, with ±20 % jitter so the instances'
     /// retries after an outage do not arrive at the relay in one burst.
     package func retryDelay(afterAttempt attempt: Int) -> Duration {
-        let base = Self.seconds(policy.initialRetry) * pow(2, Double(min(max(attempt - 1, 0), 30)))
-        let capped = min(base, Self.seconds(policy.maxRetry))
+        let base = policy.initialRetry.timeInterval * pow(2, Double(min(max(attempt - 1, 0), 30)))
+        let capped = min(base, policy.maxRetry.timeInterval)
         return .milliseconds(Int64(capped * Double.random(in: 0.8...1.2) * 1000))
     }
 
@@ -164,7 +164,4 @@ public final class MailSender: Sendable {
         }
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

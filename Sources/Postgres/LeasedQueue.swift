@@ -31,7 +31,7 @@ public struct LeasedQueue: Sendable {
         let joinedCondition = joining.map { " AND " + $0.on } ?? ""
         let claim = UUID()
         let rows = try pool.query("""
-            UPDATE \(unsafeSQL: table) o SET next_attempt_at = now() + make_interval(secs => \(Self.seconds(lease))),
+            UPDATE \(unsafeSQL: table) o SET next_attempt_at = now() + make_interval(secs => \(lease.timeInterval)),
                    claim = \(claim), attempts = o.attempts + 1
             FROM (SELECT o.id FROM \(unsafeSQL: table) o
                   WHERE o.sent_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= now() AND (\(unsafeSQL: eligible))
@@ -66,12 +66,9 @@ public struct LeasedQueue: Sendable {
     @discardableResult
     public func prune(olderThan age: Duration, on pool: PostgresPool) throws -> Int {
         try pool.execute("""
-            DELETE FROM \(unsafeSQL: table) WHERE created_at < now() - make_interval(secs => \(Self.seconds(age)))
+            DELETE FROM \(unsafeSQL: table) WHERE created_at < now() - make_interval(secs => \(age.timeInterval))
               AND (sent_at IS NOT NULL OR dead_at IS NOT NULL)
             """)
     }
 
-    public static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

@@ -217,10 +217,3 @@ private final class PoolState: @unchecked Sendable {
         var isClosed = false
     }
 }
-
-extension Duration {
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// One background thread's lifecycle: started at most once, never after `stop()`, and
 /// `stop()` returns only once the thread has left its loop. Shared by the instance's long-lived

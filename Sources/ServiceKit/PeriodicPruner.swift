@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Logging
 
 /// Deletes what has outlived its retention on a background thread: at start, then every

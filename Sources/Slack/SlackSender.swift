@@ -23,7 +23,7 @@ extension SlackService {
         let pause = work()
         loop.condition.lock()
         guard !loop.isStopped else { return }
-        _ = loop.condition.wait(until: Date().addingTimeInterval(Self.seconds(pause)))
+        _ = loop.condition.wait(until: Date().addingTimeInterval(pause.timeInterval))
     }
 
     /// One round; how long to rest before the next: the pace after a post (the webhook's gate
@@ -96,7 +96,7 @@ extension SlackService {
         case .retry(let after, let reason):
             counts.withLock { $0.failedAttempts += 1 }
             logger.warning("slack attempt failed; will retry", metadata: metadata.merging([
-                "error": .string(reason), "retry_in_seconds": .stringConvertible(Int(Self.seconds(after))),
+                "error": .string(reason), "retry_in_seconds": .stringConvertible(Int(after.timeInterval)),
             ]) { $1 })
             outcome = .failed(status: status, error: reason, retryAfter: after)
         case .pause(let reason):
@@ -126,8 +126,8 @@ extension SlackService {
 
     /// initialRetry × 2^(attempt-1), capped, with ±20 % jitter.
     package func retryDelay(afterAttempt attempt: Int) -> Duration {
-        let base = Self.seconds(settings.initialRetry) * pow(2, Double(min(max(attempt - 1, 0), 30)))
-        return .milliseconds(Int64(min(base, Self.seconds(settings.maxRetry)) * Double.random(in: 0.8...1.2) * 1000))
+        let base = settings.initialRetry.timeInterval * pow(2, Double(min(max(attempt - 1, 0), 30)))
+        return .milliseconds(Int64(min(base, settings.maxRetry.timeInterval) * Double.random(in: 0.8...1.2) * 1000))
     }
 
     private func housekeep() {
@@ -150,7 +150,4 @@ extension SlackService {
         }
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

@@ -82,7 +82,7 @@ extension WebhookSender {
         }
         count { $0.failedAttempts += 1 }
         log.warning("webhook attempt failed; will retry", metadata: metadata.merging([
-            "error": .string(problem), "retry_in_seconds": .stringConvertible(Int(LeasedSeconds.of(wait))),
+            "error": .string(problem), "retry_in_seconds": .stringConvertible(Int(wait.timeInterval)),
         ]) { $1 })
         return AttemptOutcome(delivery: .failed(status: status, milliseconds: milliseconds, error: problem, retryAfter: wait),
                               endpoint: endpointFailed)

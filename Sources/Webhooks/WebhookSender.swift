@@ -72,7 +72,7 @@ package final class WebhookSender: Sendable {
         housekeep()
         loop.condition.lock()
         guard !loop.isStopped, delivered < policy.batchSize else { return }
-        _ = loop.condition.wait(until: Date().addingTimeInterval(LeasedSeconds.of(policy.pollInterval)))
+        _ = loop.condition.wait(until: Date().addingTimeInterval(policy.pollInterval.timeInterval))
     }
 
     private func deliverDueBatch() -> Int {
@@ -139,8 +139,3 @@ package final class WebhookSender: Sendable {
     }
 }
 
-enum LeasedSeconds {
-    static func of(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-}

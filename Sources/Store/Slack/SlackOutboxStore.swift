@@ -52,7 +52,7 @@ public struct SlackOutboxStore: Sendable {
     /// The next due post, when the integration is live and its webhook is not resting.
     public func claimPost(lease: Duration) throws -> Claimed? {
         let claim = UUID()
-        let seconds = Self.seconds(lease)
+        let seconds = lease.timeInterval
         let rows = try pool.query("""
             WITH gate AS (
                 UPDATE slack_integration SET next_post_at = now() + make_interval(secs => \(seconds))
@@ -87,7 +87,7 @@ public struct SlackOutboxStore: Sendable {
     public func claimResponses(limit: Int, lease: Duration) throws -> [Claimed] {
         let claim = UUID()
         return try pool.query("""
-            UPDATE slack_outbox o SET next_attempt_at = now() + make_interval(secs => \(Self.seconds(lease))),
+            UPDATE slack_outbox o SET next_attempt_at = now() + make_interval(secs => \(lease.timeInterval)),
                    claim = \(claim), attempts = o.attempts + 1
             FROM (SELECT id FROM slack_outbox WHERE kind = 'response' AND sent_at IS NULL AND dead_at IS NULL
                     AND next_attempt_at <= now()
@@ -115,7 +115,7 @@ public struct SlackOutboxStore: Sendable {
             case .failed(let status, let error, let retryAfter):
                 rest = max(pace, retryAfter)
                 changed = try connection.execute("""
-                    UPDATE slack_outbox SET next_attempt_at = now() + make_interval(secs => \(Self.seconds(retryAfter))),
+                    UPDATE slack_outbox SET next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)),
                            claim = NULL, last_status = \(status), last_error = \(Self.clip(error))
                     WHERE \(owned)
                     """)
@@ -137,7 +137,7 @@ public struct SlackOutboxStore: Sendable {
                     """)
             }
             if message.kind == "post" {
-                try connection.execute("UPDATE slack_integration SET next_post_at = now() + make_interval(secs => \(Self.seconds(rest)))")
+                try connection.execute("UPDATE slack_integration SET next_post_at = now() + make_interval(secs => \(rest.timeInterval))")
             }
             return changed == 1
         }
@@ -154,7 +154,7 @@ public struct SlackOutboxStore: Sendable {
 
     /// Sent and dead messages, and receipts, older than `age`.
     public func prune(olderThan age: Duration) throws {
-        let seconds = Self.seconds(age)
+        let seconds = age.timeInterval
         try pool.execute("""
             DELETE FROM slack_outbox WHERE created_at < now() - make_interval(secs => \(seconds))
               AND (sent_at IS NOT NULL OR dead_at IS NOT NULL)
@@ -167,9 +167,6 @@ public struct SlackOutboxStore: Sendable {
                 body: try row.decode("body"), attempts: Int(try row.decode("attempts", as: Int32.self)))
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 
     static func clip(_ text: String) -> String {
         text.count <= 1000 ? text : String(text.prefix(1000))

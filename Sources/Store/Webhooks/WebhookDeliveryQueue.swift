@@ -64,7 +64,7 @@ public struct WebhookDeliveryQueue: Sendable {
                 """
         case .failed(let status, let milliseconds, let error, let retryAfter):
             assignments = """
-                next_attempt_at = now() + make_interval(secs => \(LeasedQueue.seconds(retryAfter))), last_attempt_at = now(),
+                next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)), last_attempt_at = now(),
                 last_status = \(status), last_duration_ms = \(milliseconds), last_error = \(Self.clip(error))
                 """
         case .dead(let status, let milliseconds, let error):
@@ -86,7 +86,7 @@ public struct WebhookDeliveryQueue: Sendable {
     public func prune(olderThan age: Duration) throws -> Int {
         let deleted = try Self.leased.prune(olderThan: age, on: pool)
         try pool.execute("""
-            DELETE FROM webhook_events ev WHERE ev.created_at < now() - make_interval(secs => \(LeasedQueue.seconds(age)))
+            DELETE FROM webhook_events ev WHERE ev.created_at < now() - make_interval(secs => \(age.timeInterval))
               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
             """)
         return deleted

@@ -66,7 +66,7 @@ public struct WebhookEndpointStore: Sendable {
     public func rotate(id: UUID, sealedSecret: String, overlap: Duration) throws -> WebhookEndpoint? {
         try pool.query("""
             UPDATE webhook_endpoints SET previous_secret = secret,
-                   previous_secret_expires_at = now() + make_interval(secs => \(LeasedQueue.seconds(overlap))),
+                   previous_secret_expires_at = now() + make_interval(secs => \(overlap.timeInterval)),
                    secret = \(sealedSecret), updated_at = now()
             WHERE id = \(id)
             RETURNING \(unsafeSQL: Self.columns)
@@ -82,12 +82,12 @@ public struct WebhookEndpointStore: Sendable {
     /// has been failing for `disableAfter`. Returns the endpoint when this call disabled it.
     public func recordFailure(id: UUID, disableAfter: Duration) throws -> WebhookEndpoint? {
         try pool.execute("UPDATE webhook_endpoints SET failing_since = now() WHERE id = \(id) AND failing_since IS NULL")
-        let hours = Int(LeasedQueue.seconds(disableAfter) / 3600)
+        let hours = Int(disableAfter.timeInterval / 3600)
         return try pool.query("""
             UPDATE webhook_endpoints SET enabled = false, updated_at = now(),
                    disabled_reason = \("every attempt failed for \(hours) hours")
             WHERE id = \(id) AND enabled
-              AND failing_since <= now() - make_interval(secs => \(LeasedQueue.seconds(disableAfter)))
+              AND failing_since <= now() - make_interval(secs => \(disableAfter.timeInterval))
             RETURNING \(unsafeSQL: Self.columns)
             """).first.map(Self.decode)
     }
