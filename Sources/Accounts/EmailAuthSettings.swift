@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Mail
 import Store
@@ -51,7 +52,7 @@ package struct EmailAuthSettings: Sendable {
         let links = PublicLinks(baseURL: "http://127.0.0.1:8080", redirectURLs: nil)
         return EmailAuthSettings(outbox: MailOutbox(templates: try MailTemplates(siteName: "Dispatch", links: links),
                                                     sender: try MailAddress("no-reply@localhost.localdomain", name: "Dispatch"),
-                                                    seal: MailSeal(serverSecret: serverSecret)),
+                                                    seal: SecretSeal.mailOutbox(serverSecret: serverSecret)),
                                  redirects: RedirectAllowList(links: links))
     }
 

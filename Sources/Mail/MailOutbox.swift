@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Postgres
 
@@ -17,9 +18,9 @@ public struct MailOutbox: Sendable {
     public let sender: MailAddress
     /// What the message is stored under: it may carry a sign-in code, and it waits in the
     /// table (and in every backup) while the relay is down.
-    public let seal: MailSeal
+    public let seal: SecretSeal
 
-    public init(templates: MailTemplates, sender: MailAddress, seal: MailSeal) {
+    public init(templates: MailTemplates, sender: MailAddress, seal: SecretSeal) {
         self.templates = templates
         self.sender = sender
         self.seal = seal

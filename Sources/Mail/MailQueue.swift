@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Postgres
 
@@ -9,9 +10,9 @@ import Postgres
 public struct MailQueue: Sendable {
     public let pool: PostgresPool
     /// Opens what `MailOutbox` sealed (the same server secret on every instance).
-    public let seal: MailSeal
+    public let seal: SecretSeal
 
-    public init(pool: PostgresPool, seal: MailSeal) {
+    public init(pool: PostgresPool, seal: SecretSeal) {
         self.pool = pool
         self.seal = seal
     }
@@ -46,7 +47,7 @@ public struct MailQueue: Sendable {
         for row in rows {
             let stored: String = try row.decode("message")
             let mail = Claimed(id: try row.decode("id"), claim: claim, kind: try row.decode("kind"), recipient: try row.decode("recipient"),
-                               message: seal.open(stored) ?? "", attempts: Int(try row.decode("attempts", as: Int32.self)))
+                               message: seal.openMessage(stored) ?? "", attempts: Int(try row.decode("attempts", as: Int32.self)))
             guard !mail.message.isEmpty else {
                 try finish(mail, .dead(error: "the stored message does not open: sealed under another JWT_SECRET, or altered"))
                 continue

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Mail
 import ServiceKit
 import Synchronization
 

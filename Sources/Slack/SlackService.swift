@@ -1,3 +1,4 @@
+import Credentials
 import Domain
 import Foundation
 import Logging
@@ -14,7 +15,7 @@ import Synchronization
 package final class SlackService: Sendable {
     package let pool: PostgresPool
     package let settings: SlackSettings
-    package let seal: SlackSeal
+    package let seal: SecretSeal
     /// PUBLIC_URL: the base of the links the posts carry.
     package let links: PublicLinks
     package let logger: Logger
@@ -39,7 +40,7 @@ package final class SlackService: Sendable {
                 logger: Logger) {
         self.pool = pool
         self.settings = settings
-        seal = SlackSeal(serverSecret: serverSecret)
+        seal = SecretSeal(serverSecret: serverSecret, label: "dispatch slack credentials v1")
         self.links = links
         self.logger = logger
         integrations = SlackIntegrationStore(pool: pool)

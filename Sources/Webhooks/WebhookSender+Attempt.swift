@@ -14,12 +14,12 @@ extension WebhookSender {
         let metadata: Logger.Metadata = ["delivery_id": .string(delivery.id.uuidString), "webhook_id": .string(delivery.eventID),
                                          "endpoint_id": .string(delivery.endpointID.uuidString),
                                          "attempt": .stringConvertible(delivery.attempts)]
-        guard let secret = seal.open(delivery.sealedSecret) else {
+        guard let secret = seal.open(delivery.sealedSecret).flatMap(WebhookSecret.init) else {
             count { $0.dead += 1 }
             log.error("webhook dead: the endpoint's secret does not open (sealed under another JWT_SECRET?)", metadata: metadata)
             return AttemptOutcome(delivery: .dead(status: nil, milliseconds: 0, error: "the endpoint's secret does not open"))
         }
-        let secrets = [secret] + (delivery.sealedPreviousSecret.flatMap(seal.open).map { [$0] } ?? [])
+        let secrets = [secret] + (delivery.sealedPreviousSecret.flatMap(seal.open).flatMap(WebhookSecret.init).map { [$0] } ?? [])
         let body = Array(delivery.payload.utf8)
         let timestamp = Int(Date().timeIntervalSince1970)
         let headers = [("webhook-id", delivery.eventID), ("webhook-timestamp", String(timestamp)),

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Logging
 import ServiceKit
@@ -31,7 +32,7 @@ package final class WebhookSender: Sendable {
 
     package let queue: WebhookDeliveryQueue
     package let endpoints: WebhookEndpointStore
-    package let seal: WebhookSecretSeal
+    package let seal: SecretSeal
     package let client: WebhookHTTPClient
     package let policy: Policy
     /// Mails an endpoint's creator when the server disables it; nil: nobody is told.

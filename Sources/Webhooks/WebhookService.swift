@@ -1,3 +1,4 @@
+import Credentials
 import Domain
 import Foundation
 import JSON
@@ -11,7 +12,7 @@ package final class WebhookService: Sendable {
     package let pool: PostgresPool
     package let endpoints: WebhookEndpointStore
     package let deliveries: WebhookDeliveryStore
-    package let seal: WebhookSecretSeal
+    package let seal: SecretSeal
     /// How long the old secret keeps signing after a rotation.
     package static let rotationOverlap: Duration = .seconds(86_400)
     static let maxDescriptionBytes = 1000
@@ -21,20 +22,26 @@ package final class WebhookService: Sendable {
         self.pool = pool
         endpoints = WebhookEndpointStore(pool: pool)
         deliveries = WebhookDeliveryStore(pool: pool)
-        seal = WebhookSecretSeal(serverSecret: serverSecret)
+        seal = Self.secretSeal(serverSecret: serverSecret)
+    }
+
+    /// Endpoint secrets must be usable (the sender signs with them), so they cannot be hashed;
+    /// they are stored sealed under a key of their own.
+    package static func secretSeal(serverSecret: String) -> SecretSeal {
+        SecretSeal(serverSecret: serverSecret, label: "dispatch webhook secrets v1")
     }
 
     /// Registers an endpoint; the secret is returned only here (and by `rotate`).
     package func create(url: String, events: [String], description: String, by user: UUID) throws -> (WebhookEndpoint, WebhookSecret) {
         let secret = try WebhookSecret.generate()
         let endpoint = try endpoints.create(url: url, events: Self.normalized(events), description: description,
-                                            sealedSecret: try seal.seal(secret), createdBy: user)
+                                            sealedSecret: try seal.seal(secret.text), createdBy: user)
         return (endpoint, secret)
     }
 
     package func rotate(id: UUID) throws -> (WebhookEndpoint, WebhookSecret)? {
         let secret = try WebhookSecret.generate()
-        guard let endpoint = try endpoints.rotate(id: id, sealedSecret: try seal.seal(secret), overlap: Self.rotationOverlap) else {
+        guard let endpoint = try endpoints.rotate(id: id, sealedSecret: try seal.seal(secret.text), overlap: Self.rotationOverlap) else {
             return nil
         }
         return (endpoint, secret)

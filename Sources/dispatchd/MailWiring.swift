@@ -1,4 +1,5 @@
 import API
+import Credentials
 import Foundation
 import Logging
 import Mail
@@ -50,7 +51,7 @@ struct MailWiring {
         var policy = MailSender.Policy()
         policy.maxAttempts = settings.maxAttempts
         policy.initialRetry = .milliseconds(Int64(settings.retryInitial * 1000))
-        let seal = MailSeal(serverSecret: serverSecret)
+        let seal = SecretSeal.mailOutbox(serverSecret: serverSecret)
         let sender = MailSender(queue: MailQueue(pool: pool, seal: seal), transport: transport, envelopeSender: settings.sender.email,
                                 policy: policy, logger: logger)
         return MailWiring(links: links, outbox: MailOutbox(templates: templates, sender: settings.sender, seal: seal), sender: sender)

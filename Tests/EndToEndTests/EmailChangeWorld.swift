@@ -1,5 +1,6 @@
 import API
 import Accounts
+import Credentials
 import Resources
 import Sync
 import Realtime
@@ -27,7 +28,7 @@ final class EmailChangeWorld {
         let links = PublicLinks(baseURL: nil, redirectURLs: nil)
         let outbox = MailOutbox(templates: try MailTemplates(siteName: "Dispatch Test", links: links),
                                 sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch Test"),
-                                seal: MailSeal(serverSecret: "email-change-tests-server-secret-0123"))
+                                seal: SecretSeal.mailOutbox(serverSecret: "email-change-tests-server-secret-0123"))
         let settings = EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links), addressInterval: .milliseconds(1))
         app = try AuthTestServer(emailSettings: settings)
         links.resolveDefault(listenerURL: "http://127.0.0.1:\(app.server.boundPort)")

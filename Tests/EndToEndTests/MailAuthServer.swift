@@ -1,5 +1,6 @@
 @testable import API
 @testable import Accounts
+import Credentials
 @testable import Resources
 @testable import Sync
 @testable import Realtime
@@ -29,7 +30,7 @@ final class MailAuthServer {
         let links = PublicLinks(baseURL: "http://127.0.0.1:8080", redirectURLs: [Self.redirectTarget])
         let outbox = MailOutbox(templates: try MailTemplates(siteName: "Dispatch", links: links),
                                 sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch"),
-                                seal: MailSeal(serverSecret: Self.secret))
+                                seal: SecretSeal.mailOutbox(serverSecret: Self.secret))
         let settings = EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links),
                                          addressInterval: addressInterval, hourlyLimit: hourlyLimit)
         app = try AuthTestServer(trustedProxies: "127.0.0.1", emailSettings: settings)

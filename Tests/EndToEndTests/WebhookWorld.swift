@@ -1,3 +1,4 @@
+import Credentials
 import Domain
 import Foundation
 import Logging
@@ -42,7 +43,7 @@ final class WebhookWorld {
         var logger = Logger(label: "webhook-tests")
         logger.logLevel = .critical
         let outbox = MailOutbox(templates: try MailTemplates(siteName: "Dispatch Test", siteURL: "https://dispatch.test"),
-                                sender: try MailAddress("no-reply@dispatch.test"), seal: MailSeal(serverSecret: AuthTestServer.serverSecret))
+                                sender: try MailAddress("no-reply@dispatch.test"), seal: SecretSeal.mailOutbox(serverSecret: AuthTestServer.serverSecret))
         return WebhookSender(service: service, client: WebhookHTTPClient(policy: allowed, connectTimeout: .seconds(1), timeout: .seconds(1)),
                              policy: policy, notice: WebhookDisabledNotice(outbox: outbox, pool: service.pool), logger: logger)
     }

@@ -1,5 +1,6 @@
 @testable import API
 @testable import Accounts
+import Credentials
 @testable import Resources
 @testable import Sync
 @testable import Realtime
@@ -188,7 +189,7 @@ extension MailDeliveryTests {
         try world.enqueue(to: "rotated@example.com", code: "424242")
         let stored = try world.database.pool.query("SELECT message FROM mail_outbox")
         #expect(try stored.first?.decode("message", as: String.self).hasPrefix("sealed:v1:") == true)
-        let rotated = MailQueue(pool: world.database.pool, seal: MailSeal(serverSecret: "another-server-secret-0123456789"))
+        let rotated = MailQueue(pool: world.database.pool, seal: SecretSeal.mailOutbox(serverSecret: "another-server-secret-0123456789"))
         #expect(try rotated.claim(limit: 10, lease: .seconds(60)).isEmpty)
         let row = try world.database.pool.query("SELECT dead_at IS NOT NULL AS dead, message IS NULL AS dropped, last_error FROM mail_outbox")
         #expect(try row.first?.decode("dead", as: Bool.self) == true)

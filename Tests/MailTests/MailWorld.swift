@@ -1,5 +1,6 @@
 @testable import API
 @testable import Accounts
+import Credentials
 @testable import Resources
 @testable import Sync
 @testable import Realtime
@@ -31,7 +32,7 @@ final class MailWorld: @unchecked Sendable {
         smtp = try SMTPCapture(arguments: smtpArguments)
         let templates = try MailTemplates(siteName: "Dispatch Test", siteURL: "https://dispatch.test")
         outbox = MailOutbox(templates: templates, sender: try MailAddress("no-reply@dispatch.test", name: "Dispatch Test"),
-                            seal: MailSeal(serverSecret: "mail-tests-server-secret-0123456789"))
+                            seal: SecretSeal.mailOutbox(serverSecret: "mail-tests-server-secret-0123456789"))
     }
 
     var smtpSettings: SMTPSettings {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A stored webhook endpoint. The secrets are as stored: sealed (`WebhookSecretSeal`), never
+/// A stored webhook endpoint. The secrets are as stored: sealed (`SecretSeal`), never
 /// the clear text, so this value may be logged or listed without leaking them.
 public struct WebhookEndpoint: Sendable, Equatable {
     public var id: UUID
