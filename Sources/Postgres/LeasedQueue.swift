@@ -24,18 +24,22 @@ public struct LeasedQueue: Sendable {
 
     /// Claims at most `limit` due rows for `lease`, counting the attempt, and returns the
     /// claim id and the rows with the columns `returning` names (about `o`, and the table
-    /// `joining` adds: `(table alias, condition)`, for what the row refers to).
+    /// `joining` adds: `(table alias, condition)`, for what the row refers to). `order` picks
+    /// which due rows go first; `prelude` is a `WITH` clause the statement starts with, for a
+    /// gate the claim must pass in the same statement (`eligible` may refer to it).
     public func claim(limit: Int, lease: Duration, returning: String, joining: (table: String, on: String)? = nil,
+                      order: String = "o.next_attempt_at", prelude: PostgresQuery = "",
                       on pool: PostgresPool) throws -> (claim: UUID, rows: PostgresRows) {
         let joinedTable = joining.map { ", " + $0.table } ?? ""
         let joinedCondition = joining.map { " AND " + $0.on } ?? ""
         let claim = UUID()
         let rows = try pool.query("""
+            \(prelude)
             UPDATE \(unsafeSQL: table) o SET next_attempt_at = now() + make_interval(secs => \(lease.timeInterval)),
                    claim = \(claim), attempts = o.attempts + 1
             FROM (SELECT o.id FROM \(unsafeSQL: table) o
                   WHERE o.sent_at IS NULL AND o.dead_at IS NULL AND o.next_attempt_at <= now() AND (\(unsafeSQL: eligible))
-                  ORDER BY o.next_attempt_at LIMIT \(limit) FOR UPDATE OF o SKIP LOCKED) due\(unsafeSQL: joinedTable)
+                  ORDER BY \(unsafeSQL: order) LIMIT \(limit) FOR UPDATE OF o SKIP LOCKED) due\(unsafeSQL: joinedTable)
             WHERE o.id = due.id\(unsafeSQL: joinedCondition)
             RETURNING \(unsafeSQL: returning)
             """)

@@ -2,9 +2,9 @@ import Domain
 import Foundation
 import Postgres
 
-/// `slack_outbox`: posts to the incoming webhook and follow-ups to `response_url`, claimed the
-/// way `MailQueue` claims mail (one short statement, `FOR UPDATE SKIP LOCKED`, a lease moving
-/// `next_attempt_at` ahead, a claim id every outcome checks), so several instances never send
+/// `slack_outbox`: posts to the incoming webhook and follow-ups to `response_url`, claimed
+/// through `LeasedQueue` as mail and webhook deliveries are (one short statement, `FOR UPDATE
+/// SKIP LOCKED`, a lease moving `next_attempt_at` ahead, a claim id every outcome checks), so several instances never send
 /// one message twice at once and a sender that dies leaves its message to the next after the
 /// lease. Posts are also gated by the integration's `next_post_at`: the claim pushes it a
 /// lease ahead (one post in flight per webhook, across instances) and finishing sets it a
@@ -49,27 +49,23 @@ public struct SlackOutboxStore: Sendable {
             """) == 1
     }
 
-    /// The next due post, when the integration is live and its webhook is not resting.
+    static let posts = LeasedQueue(table: "slack_outbox", eligible: "o.kind = 'post' AND EXISTS (SELECT 1 FROM gate)")
+    static let responses = LeasedQueue(table: "slack_outbox", eligible: "o.kind = 'response'")
+    static let returning = "o.id, o.kind, o.target, o.body, o.attempts"
+
+    /// The next due post, when the integration is live and its webhook is not resting. The
+    /// gate and the claim are one statement, so two instances never both pass the gate.
     public func claimPost(lease: Duration) throws -> Claimed? {
-        let claim = UUID()
         let seconds = lease.timeInterval
-        let rows = try pool.query("""
+        let (claim, rows) = try Self.posts.claim(limit: 1, lease: lease, returning: Self.returning, order: "o.created_at, o.id", prelude: """
             WITH gate AS (
                 UPDATE slack_integration SET next_post_at = now() + make_interval(secs => \(seconds))
                 WHERE paused_at IS NULL AND next_post_at <= now()
                   AND EXISTS (SELECT 1 FROM slack_outbox WHERE kind = 'post' AND sent_at IS NULL AND dead_at IS NULL
                               AND next_attempt_at <= now())
                 RETURNING 1
-            ), due AS (
-                SELECT id FROM slack_outbox WHERE kind = 'post' AND sent_at IS NULL AND dead_at IS NULL AND next_attempt_at <= now()
-                  AND EXISTS (SELECT 1 FROM gate)
-                ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
             )
-            UPDATE slack_outbox o SET next_attempt_at = now() + make_interval(secs => \(seconds)), claim = \(claim),
-                   attempts = o.attempts + 1
-            FROM due WHERE o.id = due.id
-            RETURNING o.id, o.kind, o.target, o.body, o.attempts
-            """)
+            """, on: pool)
         guard let row = rows.first else {
             // The gate may have moved without a post to send (another instance took it): open it again.
             try pool.execute("""
@@ -85,16 +81,8 @@ public struct SlackOutboxStore: Sendable {
 
     /// Due follow-ups to `response_url` (no pacing: each goes to its own URL).
     public func claimResponses(limit: Int, lease: Duration) throws -> [Claimed] {
-        let claim = UUID()
-        return try pool.query("""
-            UPDATE slack_outbox o SET next_attempt_at = now() + make_interval(secs => \(lease.timeInterval)),
-                   claim = \(claim), attempts = o.attempts + 1
-            FROM (SELECT id FROM slack_outbox WHERE kind = 'response' AND sent_at IS NULL AND dead_at IS NULL
-                    AND next_attempt_at <= now()
-                  ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) due
-            WHERE o.id = due.id
-            RETURNING o.id, o.kind, o.target, o.body, o.attempts
-            """).map { try Self.decode($0, claim: claim) }
+        let (claim, rows) = try Self.responses.claim(limit: limit, lease: lease, returning: Self.returning, on: pool)
+        return try rows.map { try Self.decode($0, claim: claim) }
     }
 
     /// Records the outcome (false: the claim was lost, nothing changed) and, for a post, when
@@ -103,34 +91,28 @@ public struct SlackOutboxStore: Sendable {
     public func finish(_ message: Claimed, _ outcome: Outcome, pace: Duration) throws -> Bool {
         try pool.withTransaction { connection in
             var rest = pace
-            let changed: Int
-            let owned = "id = \(message.id) AND claim = \(message.claim) AND sent_at IS NULL AND dead_at IS NULL" as PostgresQuery
+            let changed: Bool
+            // A finished follow-up forgets its sealed response_url (Slack's expire anyway).
+            let forgetTarget = "target = CASE WHEN kind = 'response' THEN '' ELSE NULL END" as PostgresQuery
             switch outcome {
             case .sent(let status):
-                changed = try connection.execute("""
-                    UPDATE slack_outbox SET sent_at = now(), claim = NULL, last_status = \(status), last_error = NULL,
-                           target = CASE WHEN kind = 'response' THEN '' ELSE NULL END
-                    WHERE \(owned)
-                    """)
+                changed = try Self.posts.finish(id: message.id, claim: message.claim, set: """
+                    sent_at = now(), last_status = \(status), last_error = NULL, \(forgetTarget)
+                    """, on: connection)
             case .failed(let status, let error, let retryAfter):
                 rest = max(pace, retryAfter)
-                changed = try connection.execute("""
-                    UPDATE slack_outbox SET next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)),
-                           claim = NULL, last_status = \(status), last_error = \(Self.clip(error))
-                    WHERE \(owned)
-                    """)
+                changed = try Self.posts.finish(id: message.id, claim: message.claim, set: """
+                    next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)),
+                    last_status = \(status), last_error = \(Self.clip(error))
+                    """, on: connection)
             case .dead(let status, let error):
-                changed = try connection.execute("""
-                    UPDATE slack_outbox SET dead_at = now(), claim = NULL, last_status = \(status), last_error = \(Self.clip(error)),
-                           target = CASE WHEN kind = 'response' THEN '' ELSE NULL END
-                    WHERE \(owned)
-                    """)
+                changed = try Self.posts.finish(id: message.id, claim: message.claim, set: """
+                    dead_at = now(), last_status = \(status), last_error = \(Self.clip(error)), \(forgetTarget)
+                    """, on: connection)
             case .paused(let status, let reason):
-                changed = try connection.execute("""
-                    UPDATE slack_outbox SET next_attempt_at = now(), claim = NULL, last_status = \(status),
-                           last_error = \(Self.clip(reason))
-                    WHERE \(owned)
-                    """)
+                changed = try Self.posts.finish(id: message.id, claim: message.claim, set: """
+                    next_attempt_at = now(), last_status = \(status), last_error = \(Self.clip(reason))
+                    """, on: connection)
                 try connection.execute("""
                     UPDATE slack_integration SET paused_at = now(), pause_reason = \(Self.clip(reason)), updated_at = now()
                     WHERE paused_at IS NULL
@@ -139,34 +121,25 @@ public struct SlackOutboxStore: Sendable {
             if message.kind == "post" {
                 try connection.execute("UPDATE slack_integration SET next_post_at = now() + make_interval(secs => \(rest.timeInterval))")
             }
-            return changed == 1
+            return changed
         }
     }
 
     /// Pending and dead messages across instances (`/metrics`).
     public func counts() throws -> (pending: Int, dead: Int) {
-        guard let row = try pool.query("""
-            SELECT count(*) FILTER (WHERE sent_at IS NULL AND dead_at IS NULL)::bigint AS pending,
-                   count(*) FILTER (WHERE dead_at IS NOT NULL)::bigint AS dead FROM slack_outbox
-            """).first else { return (0, 0) }
-        return (Int(try row.decode("pending", as: Int64.self)), Int(try row.decode("dead", as: Int64.self)))
+        try Self.responses.counts(on: pool)
     }
 
     /// Sent and dead messages, and receipts, older than `age`.
     public func prune(olderThan age: Duration) throws {
-        let seconds = age.timeInterval
-        try pool.execute("""
-            DELETE FROM slack_outbox WHERE created_at < now() - make_interval(secs => \(seconds))
-              AND (sent_at IS NOT NULL OR dead_at IS NOT NULL)
-            """)
-        try pool.execute("DELETE FROM slack_receipts WHERE created_at < now() - make_interval(secs => \(seconds))")
+        try Self.responses.prune(olderThan: age, on: pool)
+        try pool.execute("DELETE FROM slack_receipts WHERE created_at < now() - make_interval(secs => \(age.timeInterval))")
     }
 
     static func decode(_ row: PostgresRow, claim: UUID) throws -> Claimed {
         Claimed(id: try row.decode("id"), claim: claim, kind: try row.decode("kind"), target: try row.decode("target"),
                 body: try row.decode("body"), attempts: Int(try row.decode("attempts", as: Int32.self)))
     }
-
 
     static func clip(_ text: String) -> String {
         text.count <= 1000 ? text : String(text.prefix(1000))
