@@ -84,7 +84,7 @@ let package = Package(
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
         .target(name: "Console", dependencies: [
-            "API", "Accounts", "Sync", "Operations", "RouteKit", "ServiceKit",
+            "API", "Accounts", "Sync", "Operations", "Webhooks", "Slack", "RouteKit", "ServiceKit",
             "HTTPServer", "HTTP1", "JSON", "Postgres", "Store", "Domain", "Credentials", logging,
             .product(name: "Mustache", package: "swift-mustache"),
         ]),

@@ -2,6 +2,8 @@ import API
 import Accounts
 import HTTPServer
 import Postgres
+import Slack
+import Webhooks
 
 /// The operator's console, served by dispatchd under `/console`. `register` adds
 /// every console route to the application's router in one group: anonymous as far as the
@@ -12,8 +14,9 @@ package struct ConsoleApplication: Sendable {
     package let site: ConsoleSite
     package let server: ConsoleServerFacts
 
-    package init(auth: AuthService, server: ConsoleServerFacts, secureCookies: Bool) throws {
-        site = ConsoleSite(auth: auth, renderer: try ConsoleRenderer(), secureCookies: secureCookies)
+    package init(auth: AuthService, server: ConsoleServerFacts, secureCookies: Bool,
+                 webhooks: WebhookService? = nil, slack: SlackService? = nil) throws {
+        site = ConsoleSite(auth: auth, renderer: try ConsoleRenderer(), secureCookies: secureCookies, webhooks: webhooks, slack: slack)
         self.server = server
     }
 
@@ -30,6 +33,8 @@ package struct ConsoleApplication: Sendable {
             ConsoleAccessRoutes.register(on: &console, site: site)
             ConsoleSyncRoutes.register(on: &console, site: site)
             ConsoleOffboardRoutes.register(on: &console, site: site)
+            ConsoleIntegrationRoutes.register(on: &console, site: site)
+            ConsoleSlack.register(on: &console, site: site)
             // Unknown console paths answer a page, not the API's JSON 404.
             console.get("/console/{path...}") { _, _ in throw ConsoleError.notFound("This console page") }
         }

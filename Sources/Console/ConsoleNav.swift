@@ -11,6 +11,7 @@ package enum ConsoleNav {
         Item(label: "Work", path: "/console/work"),
         Item(label: "Explain access", path: "/console/access"),
         Item(label: "Sync health", path: "/console/sync"),
+        Item(label: "Integrations", path: "/console/integrations"),
         Item(label: "Server", path: "/console/server"),
         Item(label: "Audit log", path: "/console/audit"),
     ]

@@ -16,6 +16,12 @@ package enum ConsoleNotice {
         "deleted": "Deleted.",
         "restored": "Restored.",
         "offboarded": "Off-boarding done: claims and listings handed over.",
+        "webhook-enabled": "Webhook enabled: deliveries resume.",
+        "webhook-disabled": "Webhook disabled: new events are not queued for it.",
+        "replayed": "Delivery queued again, with the same webhook-id.",
+        "slack-resumed": "Slack integration resumed: waiting posts go out.",
+        "slack-linked": "Slack user linked.",
+        "slack-unlinked": "Slack user unlinked.",
     ]
 
     /// A notice code's text; nil for codes nobody registered.

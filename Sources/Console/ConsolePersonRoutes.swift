@@ -132,6 +132,7 @@ enum ConsolePersonRoutes {
                  "expires": key.expiresAt.map(ConsoleFormat.time) ?? "never"]
             },
             "hasKeys": !keys.isEmpty,
+            "slack": try ConsoleSlack.person(user.id, site: site) as Any,
         ]
     }
 }

@@ -5,7 +5,9 @@ import Domain
 import Foundation
 import HTTP1
 import HTTPServer
+import Slack
 import Store
+import Webhooks
 
 /// What every console route family shares: the API's authentication service and stores, the
 /// renderer, the console's own stores, and the two ways a handler answers:
@@ -18,13 +20,19 @@ package struct ConsoleSite: Sendable {
     package let renderer: ConsoleRenderer
     package let sessions: ConsoleSessionStore
     package let audit: ConsoleAuditStore
+    /// The integrations the server runs with (nil: none, and their pages say so).
+    package let webhooks: WebhookService?
+    package let slack: SlackService?
     let cookies: ConsoleCookies
 
     /// How long a console sign-in lasts; the cookie and the row expire together.
     package static let sessionLifetime: TimeInterval = 12 * 3600
 
-    package init(auth: AuthService, renderer: ConsoleRenderer, secureCookies: Bool) {
+    package init(auth: AuthService, renderer: ConsoleRenderer, secureCookies: Bool,
+                 webhooks: WebhookService? = nil, slack: SlackService? = nil) {
         self.auth = auth
+        self.webhooks = webhooks
+        self.slack = slack
         self.renderer = renderer
         sessions = ConsoleSessionStore(pool: auth.pool)
         audit = ConsoleAuditStore(pool: auth.pool)

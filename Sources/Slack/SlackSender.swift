@@ -101,7 +101,7 @@ extension SlackService {
             outcome = .failed(status: status, error: reason, retryAfter: after)
         case .pause(let reason):
             counts.withLock { $0.pauses += 1 }
-            logger.error("slack integration paused: the incoming webhook refuses posts; store the integration again to resume",
+            logger.error("slack integration paused: the incoming webhook refuses posts; resume it in the console (Integrations) or store it again",
                          metadata: metadata.merging(["reason": .string(reason)]) { $1 })
             outcome = .paused(status: status ?? 0, reason: reason)
         case .invalidPayload(let reason):

@@ -109,6 +109,15 @@ package final class SlackService: Sendable {
 
     package func unlink(userID: UUID) throws -> Bool { try userLinks.unlink(userID: userID) }
     package func linkedUsers() throws -> [SlackUserLinkStore.Link] { try userLinks.list() }
+    package func linkedUser(_ userID: UUID) throws -> SlackUserLinkStore.Link? { try userLinks.find(userID: userID) }
+
+    /// Posting starts again after a pause (the channel was unarchived, the app reinstalled);
+    /// false when the integration was not paused.
+    package func resume() throws -> Bool {
+        let resumed = try integrations.resume()
+        if resumed { logger.info("slack integration resumed") }
+        return resumed
+    }
 
     /// Slack's ids: upper-case letters and digits (T…, U…, W…, C…).
     package static func isSlackID(_ text: String) -> Bool {

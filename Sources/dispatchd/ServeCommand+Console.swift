@@ -20,7 +20,8 @@ struct ConsoleWiring {
         let console = try ConsoleApplication(
             auth: auth,
             server: ConsoleServerFacts(version: ServerVersion.current, pool: pool, migrator: migrator, sampler: sampler, errors: errors),
-            secureCookies: configuration.consoleSecureCookies
+            secureCookies: configuration.consoleSecureCookies,
+            webhooks: application.webhooks, slack: application.slack
         )
         var router = application.makeRouter()
         console.register(on: &router)

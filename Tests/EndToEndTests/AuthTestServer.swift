@@ -78,7 +78,7 @@ final class AuthTestServer {
                                            migrator: Migrator(directoryPath: ProjectPaths.migrations),
                                            sampler: MetricsSampler(metrics: application.metrics, pool: database.pool, sync: application.sync),
                                            errors: errors),
-                secureCookies: secureConsoleCookies)
+                secureCookies: secureConsoleCookies, webhooks: application.webhooks, slack: application.slack)
             console.register(on: &router)
             middleware = [ErrorRingMiddleware(ring: errors)] + middleware + [console.middleware]
             self.console = console

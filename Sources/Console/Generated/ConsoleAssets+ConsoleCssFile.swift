@@ -105,6 +105,11 @@ dialog::backdrop { background: rgb(0 0 0 / 40%); }
 fieldset.choice { border: 1px solid var(--line); border-radius: var(--r-md); padding: var(--s3) var(--s4); margin: 0 0 var(--s3); }
 fieldset.choice legend { font-size: 13px; font-weight: 600; padding: 0 var(--s1); }
 fieldset.choice > label { font-weight: 400; font-size: inherit; display: flex; gap: var(--s2); align-items: center; min-height: 44px; }
+/* Integrations: a webhook delivery's state (dead uses the refusal badge's lighter red tint for contrast). */
+.delivery-succeeded { color: var(--ink-green); background: color-mix(in srgb, var(--green) var(--tint), transparent); }
+.delivery-retrying { color: var(--ink-orange); background: color-mix(in srgb, var(--orange) var(--tint), transparent); }
+.delivery-pending { color: var(--ink-gray); background: color-mix(in srgb, var(--gray) var(--tint), transparent); }
+.delivery-dead { color: var(--ink-red); background: color-mix(in srgb, var(--red) 10%, transparent); }
 
 """#
 }

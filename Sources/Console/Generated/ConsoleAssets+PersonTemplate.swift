@@ -42,6 +42,26 @@ extension ConsoleAssets {
   </form>
 </div>
 <p class="card"><a href="/console/sync/{{id}}">Sync health of {{name}}'s devices</a> · <a href="/console/people/{{id}}/offboard">Off-board {{name}}: hand over claims and listings</a></p>
+{{#slack}}
+<h2>Slack</h2>
+<div class="card">
+  {{#linked}}
+  <p>Slack user <code>{{slackUser}}</code> acts as {{name}} (linked {{since}}): their <code>/dispatch</code> commands and shortcuts create tasks declared by {{name}}.</p>
+  <form class="inline" method="post" action="/console/people/{{id}}/slack/unlink" data-confirm="Unlink Slack from {{name}}? Their Slack commands stop creating tasks.">
+    <input type="hidden" name="csrf" value="{{csrf}}">
+    <button class="secondary" type="submit">Unlink Slack</button>
+  </form>
+  {{/linked}}
+  {{^linked}}
+  <form class="row" method="post" action="/console/people/{{id}}/slack/link">
+    <input type="hidden" name="csrf" value="{{csrf}}">
+    <div><label for="slack_user_id">Slack member ID</label><input id="slack_user_id" name="slack_user_id" type="text" placeholder="U0123ABCD" required pattern="[A-Z0-9]{2,32}" aria-describedby="slack-help"></div>
+    <button type="submit">Link Slack user</button>
+  </form>
+  <p class="muted" id="slack-help">In Slack: their profile, ⋮, Copy member ID.{{^configured}} Slack is not connected yet; the link works once it is.{{/configured}}</p>
+  {{/linked}}
+</div>
+{{/slack}}
 <h2>Sessions</h2>
 <div class="card">
   {{#hasSessions}}

@@ -67,6 +67,14 @@ public struct SlackIntegrationStore: Sendable {
         }
     }
 
+    /// Posting starts again (an admin fixed the channel); false when it was not paused.
+    public func resume() throws -> Bool {
+        try pool.execute("""
+            UPDATE slack_integration SET paused_at = NULL, pause_reason = NULL, next_post_at = now(), updated_at = now()
+            WHERE paused_at IS NOT NULL
+            """) == 1
+    }
+
     /// Slack said the hook or its channel is gone: nothing is posted until the next `save`.
     public func pause(reason: String) throws {
         try pool.execute("""

@@ -53,6 +53,11 @@ public struct SlackUserLinkStore: Sendable {
         try pool.execute("DELETE FROM slack_user_links WHERE user_id = \(userID)") == 1
     }
 
+    public func find(userID: UUID) throws -> Link? {
+        try pool.query("SELECT slack_user_id, user_id, created_at FROM slack_user_links WHERE user_id = \(userID)")
+            .first.map(Self.decode)
+    }
+
     public func list() throws -> [Link] {
         try pool.query("SELECT slack_user_id, user_id, created_at FROM slack_user_links ORDER BY created_at, slack_user_id")
             .map(Self.decode)
