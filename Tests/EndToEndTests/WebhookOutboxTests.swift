@@ -37,6 +37,10 @@ import Testing
         let app = world.app
         try world.createEndpoint(url: "https://hooks.example.com/in", events: ["*"])
         let task = try world.createTask()
+        let kept = try app.request("POST", "/v1/notes", token: world.admin,
+                                   json: ["content": "first", "parent_type": "task", "parent_id": task])
+        let keptID = try #require(kept.json?["id"] as? String)
+        #expect(try app.request("PATCH", "/v1/notes/\(keptID)", token: world.admin, json: ["content": "second"]).status == 200)
         #expect(try app.request("POST", "/v1/tasks/\(task)/claim", token: world.admin).status == 200)
         #expect(try app.request("DELETE", "/v1/tasks/\(task)/claim", token: world.admin).status == 200)
         #expect(try app.request("PATCH", "/v1/tasks/\(task)", token: world.admin, json: ["status": "in_progress"]).status == 200)
@@ -54,13 +58,18 @@ import Testing
         let adminID = app.admin.id.uuidString.lowercased()
         #expect(events.first { $0.type == "task.claimed" }?.payload["actor"] as? String == adminID)
         #expect(events.first { $0.type == "task.released" }?.payload["actor"] as? String == adminID)
+        // The author where the row names one: the declarer of a task, the writer and the editor of a note.
+        for type in ["task.created", "note.created", "note.updated"] {
+            #expect(events.first { $0.type == type }?.payload["actor"] as? String == adminID, "\(type) names no actor")
+        }
+        #expect(events.first { $0.type == "task.updated" }?.payload["actor"] == nil)
         let updated = events.first { $0.type == "task.updated" }?.payload
         #expect(updated?["previous_status"] as? String == "open")
         #expect((updated?["data"] as? [String: Any])?["status"] as? String == "in_progress")
         let deleted = events.first { $0.type == "task.deleted" }?.payload
         #expect(deleted?["previous_status"] as? String == "in_progress")
         // A refused write (no such parent) leaves no event.
-        #expect(note.status == 422 && !types.contains("note.created"))
+        #expect(note.status == 422 && types.filter { $0 == "note.created" }.count == 1)
         // Versions let receivers discard stale events: they rise with each change.
         let versions = events.filter { $0.type.hasPrefix("task.") }.compactMap { ($0.payload["data"] as? [String: Any])?["version"] as? Int }
         #expect(versions == versions.sorted() && Set(versions).count == versions.count)
