@@ -46,11 +46,9 @@ public final class MailSender: Sendable {
     /// MAIL FROM: SMTP_SENDER's address (bounces go there).
     public let envelopeSender: String
     private let logger: Logger
-    private let loop = BackgroundLoop(name: "mail-sender")
+    private let worker: OutboxWorker
     private let cancellation = MailCancellation()
     private let state = Mutex(Counts())
-    /// When the gauges and the pruning last ran (sender thread only, under the loop's lock).
-    private let housekeeping = Mutex<(counts: ContinuousClock.Instant?, prune: ContinuousClock.Instant?)>((nil, nil))
 
     public init(queue: MailQueue, transport: any MailTransport, envelopeSender: String, policy: Policy = Policy(), logger: Logger) {
         self.queue = queue
@@ -58,28 +56,24 @@ public final class MailSender: Sendable {
         self.transport = transport
         self.policy = policy
         self.logger = logger
+        worker = OutboxWorker(name: "mail-sender", subject: "mail outbox", logger: logger)
     }
 
     public var counts: Counts { state.withLock { $0 } }
 
     public func start() {
-        loop.start { [self] in turn() }
+        worker.start(round: { [self] in
+            deliverDueBatch() < policy.batchSize ? policy.pollInterval : .zero
+        }, housekeeping: OutboxWorker.Housekeeping(countsInterval: policy.countsInterval, refreshCounts: { [self] in
+            let stored = try queue.counts()
+            state.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
+        }, prune: { [self] in try queue.prune(olderThan: policy.retention) }))
     }
 
     /// Stops the thread; an attempt in flight is aborted (its mail is retried after the lease).
     public func stop() {
         cancellation.cancel()
-        loop.stop()
-    }
-
-    /// Called with the loop's lock held; unlocks around the database and SMTP work.
-    private func turn() {
-        loop.condition.unlock()
-        let delivered = deliverDueBatch()
-        housekeep()
-        loop.condition.lock()
-        guard !loop.isStopped, delivered < policy.batchSize else { return }
-        _ = loop.condition.wait(until: Date().addingTimeInterval(policy.pollInterval.timeInterval))
+        worker.stop()
     }
 
     /// Claims and delivers one batch; the number claimed (a full batch: look again at once).
@@ -88,22 +82,13 @@ public final class MailSender: Sendable {
         do {
             batch = try queue.claim(limit: policy.batchSize, lease: policy.lease)
         } catch {
-            logger.warning("mail outbox unavailable", metadata: ["error": .string(String(describing: error))])
+            worker.unavailable(error)
             return 0
         }
         for mail in batch {
             if cancellation.isCancelled { break }
             let outcome = attempt(mail)
-            do {
-                if try !queue.finish(mail, outcome) {
-                    logger.warning("mail claim lost before its outcome was recorded (lease too short?)",
-                                   metadata: ["mail_id": .string(mail.id.uuidString)])
-                }
-            } catch {
-                // The lease ends and the mail is tried again: at least once, never lost.
-                logger.warning("cannot record a mail outcome", metadata: ["mail_id": .string(mail.id.uuidString),
-                                                                          "error": .string(String(describing: error))])
-            }
+            worker.record("mail", metadata: ["mail_id": .string(mail.id.uuidString)]) { try queue.finish(mail, outcome) }
         }
         return batch.count
     }
@@ -135,32 +120,8 @@ public final class MailSender: Sendable {
         }
     }
 
-    /// initialRetry × 2^(attempt-1), capped at maxRetry, with ±20 % jitter so the instances'
-    /// retries after an outage do not arrive at the relay in one burst.
+    /// initialRetry × 2^(attempt-1), capped at maxRetry, with jitter (`ExponentialBackoff`).
     package func retryDelay(afterAttempt attempt: Int) -> Duration {
-        let base = policy.initialRetry.timeInterval * pow(2, Double(min(max(attempt - 1, 0), 30)))
-        let capped = min(base, policy.maxRetry.timeInterval)
-        return .milliseconds(Int64(capped * Double.random(in: 0.8...1.2) * 1000))
+        ExponentialBackoff(initial: policy.initialRetry, maximum: policy.maxRetry).delay(afterAttempt: attempt)
     }
-
-    private func housekeep() {
-        let now = ContinuousClock.now
-        let (countsDue, pruneDue) = housekeeping.withLock { last in
-            let counts = last.counts.map { now - $0 >= policy.countsInterval } ?? true
-            let prune = last.prune.map { now - $0 >= .seconds(3600) } ?? true
-            if counts { last.counts = now }
-            if prune { last.prune = now }
-            return (counts, prune)
-        }
-        do {
-            if pruneDue { try queue.prune(olderThan: policy.retention) }
-            if countsDue {
-                let stored = try queue.counts()
-                state.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
-            }
-        } catch {
-            logger.warning("mail outbox housekeeping failed", metadata: ["error": .string(String(describing: error))])
-        }
-    }
-
 }

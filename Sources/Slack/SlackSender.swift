@@ -9,21 +9,15 @@ import Store
 /// transaction is open while it talks to Slack.
 extension SlackService {
     package func start() {
-        loop.start { [self] in turn() }
+        worker.start(round: { [self] in work() }, housekeeping: OutboxWorker.Housekeeping(countsInterval: .seconds(15), refreshCounts: { [self] in
+            let stored = try outbox.counts()
+            counts.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
+        }, prune: { [self] in try outbox.prune(olderThan: settings.retention) }))
     }
 
     /// Stops the thread after the attempt in flight (bounded by the transport's timeout).
     package func stop() {
-        loop.stop()
-    }
-
-    /// Called with the loop's lock held; unlocks around the database and HTTP work.
-    private func turn() {
-        loop.condition.unlock()
-        let pause = work()
-        loop.condition.lock()
-        guard !loop.isStopped else { return }
-        _ = loop.condition.wait(until: Date().addingTimeInterval(pause.timeInterval))
+        worker.stop()
     }
 
     /// One round; how long to rest before the next: the pace after a post (the webhook's gate
@@ -39,9 +33,8 @@ extension SlackService {
                 deliver(post)
                 rest = min(rest, settings.pace + .milliseconds(50))
             }
-            housekeep()
         } catch {
-            logger.warning("slack outbox unavailable", metadata: ["error": .string(String(describing: error))])
+            worker.unavailable(error)
         }
         return rest
     }
@@ -115,39 +108,11 @@ extension SlackService {
             logger.error("slack message dead", metadata: metadata.merging(["reason": .string(reason)]) { $1 })
             outcome = .dead(status: status, error: reason)
         }
-        do {
-            if try !outbox.finish(message, outcome, pace: settings.pace) {
-                logger.warning("slack claim lost before its outcome was recorded (lease too short?)", metadata: metadata)
-            }
-        } catch {
-            logger.warning("cannot record a slack outcome", metadata: metadata.merging(["error": .string(String(describing: error))]) { $1 })
-        }
+        worker.record("slack", metadata: metadata) { try outbox.finish(message, outcome, pace: settings.pace) }
     }
 
-    /// initialRetry × 2^(attempt-1), capped, with ±20 % jitter.
+    /// initialRetry × 2^(attempt-1), capped, with jitter (`ExponentialBackoff`).
     package func retryDelay(afterAttempt attempt: Int) -> Duration {
-        let base = settings.initialRetry.timeInterval * pow(2, Double(min(max(attempt - 1, 0), 30)))
-        return .milliseconds(Int64(min(base, settings.maxRetry.timeInterval) * Double.random(in: 0.8...1.2) * 1000))
+        ExponentialBackoff(initial: settings.initialRetry, maximum: settings.maxRetry).delay(afterAttempt: attempt)
     }
-
-    private func housekeep() {
-        let now = ContinuousClock.now
-        let (countsDue, pruneDue) = housekeeping.withLock { last in
-            let counts = last.counts.map { now - $0 >= .seconds(15) } ?? true
-            let prune = last.prune.map { now - $0 >= .seconds(3600) } ?? true
-            if counts { last.counts = now }
-            if prune { last.prune = now }
-            return (counts, prune)
-        }
-        do {
-            if countsDue {
-                let stored = try outbox.counts()
-                counts.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
-            }
-            if pruneDue { try outbox.prune(olderThan: settings.retention) }
-        } catch {
-            logger.warning("slack outbox housekeeping failed", metadata: ["error": .string(String(describing: error))])
-        }
-    }
-
 }

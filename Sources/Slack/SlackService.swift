@@ -25,10 +25,8 @@ package final class SlackService: Sendable {
     package let receipts = SlackReceiptStore()
     package let scan: SlackEventScan
     package let transport: SlackHTTPTransport
-    package let loop = BackgroundLoop(name: "slack-sender")
+    package let worker: OutboxWorker
     package let counts = Mutex(SlackCounts())
-    /// When the gauges were last read and the outbox last pruned (sender thread).
-    package let housekeeping = Mutex<(counts: ContinuousClock.Instant?, prune: ContinuousClock.Instant?)>((nil, nil))
 
     /// Event types an administrator may choose to post.
     package static let eventTypes: [String] = ["task", "activity"].flatMap { noun in
@@ -43,6 +41,7 @@ package final class SlackService: Sendable {
         seal = SecretSeal(serverSecret: serverSecret, label: "dispatch slack credentials v1")
         self.links = links
         self.logger = logger
+        worker = OutboxWorker(name: "slack-sender", subject: "slack outbox", logger: logger)
         integrations = SlackIntegrationStore(pool: pool)
         userLinks = SlackUserLinkStore(pool: pool)
         outbox = SlackOutboxStore(pool: pool)

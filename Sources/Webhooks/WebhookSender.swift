@@ -38,10 +38,9 @@ package final class WebhookSender: Sendable {
     /// Mails an endpoint's creator when the server disables it; nil: nobody is told.
     let notice: WebhookDisabledNotice?
     private let logger: Logger
-    private let loop = BackgroundLoop(name: "webhook-sender")
+    private let worker: OutboxWorker
     private let state = Mutex(WebhookCounts())
     private let stopping = Atomic<Bool>(false)
-    private let housekeeping = Mutex<(counts: ContinuousClock.Instant?, prune: ContinuousClock.Instant?)>((nil, nil))
 
     package init(service: WebhookService, client: WebhookHTTPClient, policy: Policy = Policy(),
                  notice: WebhookDisabledNotice? = nil, logger: Logger) {
@@ -52,28 +51,24 @@ package final class WebhookSender: Sendable {
         self.client = client
         self.policy = policy
         self.logger = logger
+        worker = OutboxWorker(name: "webhook-sender", subject: "webhook deliveries", logger: logger)
     }
 
     package var counts: WebhookCounts { state.withLock { $0 } }
 
     package func start() {
-        loop.start { [self] in turn() }
+        worker.start(round: { [self] in
+            deliverDueBatch() < policy.batchSize ? policy.pollInterval : .zero
+        }, housekeeping: OutboxWorker.Housekeeping(countsInterval: policy.countsInterval, refreshCounts: { [self] in
+            let stored = try queue.counts()
+            state.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
+        }, prune: { [self] in try queue.prune(olderThan: policy.retention) }))
     }
 
     /// Stops the thread once the request in flight (bounded by the client's timeout) ends.
     package func stop() {
         stopping.store(true, ordering: .relaxed)
-        loop.stop()
-    }
-
-    /// Called with the loop's lock held; unlocks around the database and HTTP work.
-    private func turn() {
-        loop.condition.unlock()
-        let delivered = deliverDueBatch()
-        housekeep()
-        loop.condition.lock()
-        guard !loop.isStopped, delivered < policy.batchSize else { return }
-        _ = loop.condition.wait(until: Date().addingTimeInterval(policy.pollInterval.timeInterval))
+        worker.stop()
     }
 
     private func deliverDueBatch() -> Int {
@@ -81,45 +76,19 @@ package final class WebhookSender: Sendable {
         do {
             batch = try queue.claim(limit: policy.batchSize, lease: policy.lease)
         } catch {
-            logger.warning("webhook deliveries unavailable", metadata: ["error": .string(String(describing: error))])
+            worker.unavailable(error)
             return 0
         }
         for delivery in batch {
             if stopping.load(ordering: .relaxed) { break }
             let outcome = attempt(delivery)
-            do {
-                if try !queue.finish(delivery, outcome.delivery) {
-                    logger.warning("webhook claim lost before its outcome was recorded (lease too short?)",
-                                   metadata: ["delivery_id": .string(delivery.id.uuidString)])
-                }
+            worker.record("webhook", metadata: ["delivery_id": .string(delivery.id.uuidString)]) {
+                let recorded = try queue.finish(delivery, outcome.delivery)
                 try outcome.endpoint?(self)
-            } catch {
-                // The lease ends and the delivery is tried again: at least once, never lost.
-                logger.warning("cannot record a webhook outcome", metadata: ["delivery_id": .string(delivery.id.uuidString),
-                                                                             "error": .string(String(describing: error))])
+                return recorded
             }
         }
         return batch.count
-    }
-
-    private func housekeep() {
-        let now = ContinuousClock.now
-        let (countsDue, pruneDue) = housekeeping.withLock { last in
-            let counts = last.counts.map { now - $0 >= policy.countsInterval } ?? true
-            let prune = last.prune.map { now - $0 >= .seconds(3600) } ?? true
-            if counts { last.counts = now }
-            if prune { last.prune = now }
-            return (counts, prune)
-        }
-        do {
-            if pruneDue { try queue.prune(olderThan: policy.retention) }
-            if countsDue {
-                let stored = try queue.counts()
-                state.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
-            }
-        } catch {
-            logger.warning("webhook housekeeping failed", metadata: ["error": .string(String(describing: error))])
-        }
     }
 
     func count(_ change: (inout WebhookCounts) -> Void) {

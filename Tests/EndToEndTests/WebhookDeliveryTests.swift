@@ -122,8 +122,10 @@ import Testing
             try world.app.request("GET", "/v1/webhooks/\(endpoint.id)", token: world.admin).json?["enabled"] as? Bool == false
         })
         #expect(try world.scalar("SELECT disabled_reason FROM webhook_endpoints")?.contains("120 hours") == true)
-        // Its creator is told through the mail outbox.
-        #expect(try world.scalar("SELECT kind || ' ' || recipient FROM mail_outbox") == "webhook_disabled \(AuthTestServer.adminEmail)")
+        // Its creator is told through the mail outbox (queued just after the endpoint is disabled).
+        #expect(try world.wait {
+            try world.scalar("SELECT kind || ' ' || recipient FROM mail_outbox") == "webhook_disabled \(AuthTestServer.adminEmail)"
+        })
     }
 
     @Test func aRotatedSecretSignsBesideTheOldOne() throws {
