@@ -53,6 +53,8 @@ let package = Package(
         // Background work every engine shares: one thread's lifecycle, periodic jobs, bounded
         // parallel reads, and the Prometheus text each capability's metrics are written in.
         .target(name: "ServiceKit", dependencies: ["Postgres", logging]),
+        // libcurl POSTs to peers we do not control (webhook receivers, Slack), with a connect-time address guard.
+        .target(name: "OutboundHTTP", dependencies: ["CLibCurl", "Domain"]),
         // Request and response helpers every route family shares: strict JSON bodies, JSON
         // output, the caller (`Principal`), database → domain errors, and the one error renderer.
         .target(name: "RouteKit", dependencies: ["HTTPServer", "HTTP1", "JSON", "Postgres", "Domain", "Store", logging]),
@@ -66,14 +68,14 @@ let package = Package(
         .target(name: "Sync", dependencies: capability + ["Accounts", "Resources"]),
         // Slack, both ways: signed slash commands and shortcuts create tasks; chosen events are
         // posted to an incoming webhook from the Slack outbox (libcurl).
-        .target(name: "Slack", dependencies: capability + ["Accounts", "Resources", "Mail", "Credentials", "CLibCurl"]),
+        .target(name: "Slack", dependencies: capability + ["Accounts", "Resources", "Mail", "Credentials", "OutboundHTTP"]),
         // Supabase Realtime over a WebSocket: a second consumer of Sync's change stream.
         .target(name: "Realtime", dependencies: capability + ["Accounts", "Sync", "Credentials"]),
         // The Supabase-compatible gateway and its wire adapters: GoTrue, PostgREST, Storage.
         .target(name: "Supabase", dependencies: capability + ["Accounts", "Resources", "Credentials"]),
         // Webhooks: endpoints admins register, the durable delivery outbox, the signing sender
         // (libcurl, SSRF-guarded at connect time).
-        .target(name: "Webhooks", dependencies: capability + ["Accounts", "Mail", "Credentials", "CLibCurl"]),
+        .target(name: "Webhooks", dependencies: capability + ["Accounts", "Mail", "Credentials", "OutboundHTTP"]),
         // Operations: readiness, metrics, the backups' status.
         .target(name: "Operations", dependencies: capability),
         // The composition root: builds the services, registers the route groups with their error

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OutboundHTTP
 import ServiceKit
 import Store
 
@@ -63,7 +64,7 @@ extension SlackService {
         var status: Int?
         if let url, settings.allows(url) {
             do {
-                let answer = try transport.post(url: url, json: message.body)
+                let answer = try transport.post(url: url, headers: [], body: Array(message.body.utf8))
                 status = answer.status
                 metadata["status"] = .stringConvertible(answer.status)
                 verdict = SlackVerdict.of(answer, isPost: isPost, attempts: message.attempts, maxAttempts: settings.maxAttempts,

@@ -2,6 +2,7 @@ import Credentials
 import Domain
 import Foundation
 import Logging
+import OutboundHTTP
 import Mail
 import Postgres
 import ServiceKit
@@ -24,7 +25,8 @@ package final class SlackService: Sendable {
     package let outbox: SlackOutboxStore
     package let receipts = SlackReceiptStore()
     package let scan: SlackEventScan
-    package let transport: SlackHTTPTransport
+    /// No connect guard: every URL is checked against SLACK_HOOKS_BASE_URL before it is used.
+    package let transport: HTTPPoster
     package let worker: OutboxWorker
     package let counts = Mutex(SlackCounts())
 
@@ -46,7 +48,8 @@ package final class SlackService: Sendable {
         userLinks = SlackUserLinkStore(pool: pool)
         outbox = SlackOutboxStore(pool: pool)
         scan = SlackEventScan(pool: pool)
-        transport = SlackHTTPTransport(connectTimeout: settings.connectTimeout, timeout: settings.timeout)
+        transport = HTTPPoster(connectGuard: nil, connectTimeout: settings.connectTimeout, timeout: settings.timeout,
+                               userAgent: "Dispatch-Slack/1")
     }
 
     /// The integration as an administrator reads it: never a secret, the webhook URL redacted.

@@ -1,4 +1,5 @@
 import Foundation
+import OutboundHTTP
 
 /// What Slack's answer to one post means (its documented incoming-webhook errors).
 package enum SlackVerdict: Equatable, Sendable {
@@ -20,14 +21,14 @@ package enum SlackVerdict: Equatable, Sendable {
     package static let payloadErrors: Set<String> = ["invalid_payload", "invalid_blocks", "invalid_blocks_format", "no_text"]
 
     /// `attempts`: this one included; `backoff`: the wait before the next one.
-    package static func of(_ answer: SlackHTTPTransport.Answer, isPost: Bool, attempts: Int, maxAttempts: Int,
+    package static func of(_ answer: HTTPPoster.Response, isPost: Bool, attempts: Int, maxAttempts: Int,
                            backoff: Duration) -> SlackVerdict {
-        let word = answer.body.trimmingCharacters(in: .whitespacesAndNewlines)
+        let word = answer.excerpt.trimmingCharacters(in: .whitespacesAndNewlines)
         let reason = "HTTP \(answer.status)" + (word.isEmpty ? "" : ": " + String(word.prefix(200)))
         if (200..<300).contains(answer.status) { return .sent }
         if answer.status == 429 {
             // Slack's own pacing, not a failure of the post: it never counts toward dead.
-            return .retry(after: .seconds(max(answer.retryAfter ?? 1, 1)), reason: reason)
+            return .retry(after: max(answer.retryAfter ?? .seconds(1), .seconds(1)), reason: reason)
         }
         if payloadErrors.contains(word) || (answer.status == 400 && word.hasPrefix("invalid_")) {
             return .invalidPayload(reason: reason)
@@ -37,7 +38,7 @@ package enum SlackVerdict: Equatable, Sendable {
             return isPost ? .pause(reason: reason) : .dead(reason: reason)
         }
         return failed(reason, attempts: attempts, maxAttempts: maxAttempts, backoff: backoff,
-                      retryAfter: answer.retryAfter.map { .seconds($0) })
+                      retryAfter: answer.retryAfter)
     }
 
     package static func failed(_ reason: String, attempts: Int, maxAttempts: Int, backoff: Duration,

@@ -1,106 +1,30 @@
-import CLibCurl
 import Domain
 import Foundation
+import OutboundHTTP
 
-/// POSTs one webhook with libcurl: http/https only, no redirect followed (a 3xx is the
-/// answer), no proxy from the environment, a connect and a total timeout, at most
-/// `maxResponseBytes` of the answer read (the rest is not waited for), and every connection's
-/// resolved address checked by `WebhookTargetPolicy` before the socket is opened
-/// (CURLOPT_OPENSOCKETFUNCTION), so the guard sees exactly the address used.
+/// POSTs one webhook: the URL and its host judged by `WebhookTargetPolicy` before any lookup,
+/// then `HTTPPoster` with the policy as its connect guard, so every resolved address is judged
+/// too, on the address actually used.
 package struct WebhookHTTPClient: Sendable {
     package var policy: WebhookTargetPolicy
-    package var connectTimeout: Duration
-    package var timeout: Duration
-    package var maxResponseBytes = 64 * 1024
+    package var poster: HTTPPoster
 
     package init(policy: WebhookTargetPolicy, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(15)) {
         self.policy = policy
-        self.connectTimeout = connectTimeout
-        self.timeout = timeout
+        poster = HTTPPoster(connectGuard: policy, connectTimeout: connectTimeout, timeout: timeout, userAgent: "Dispatch-Webhooks/1")
     }
 
-    /// A receiver's answer.
-    package struct Response: Sendable, Equatable {
-        package var status: Int
-        /// `Retry-After` in seconds, when sent as a number.
-        package var retryAfter: Duration?
-        /// The first KiB of the body, for the deliveries listing.
-        package var excerpt: String
+    package func post(url: String, headers: [(String, String)], body: [UInt8]) throws(HTTPPoster.Failure) -> HTTPPoster.Response {
+        if let problem = WebhookTargetPolicy.urlProblem(url) { throw HTTPPoster.Failure(message: problem, refusedByGuard: true) }
+        guard let host = URLComponents(string: url)?.host else { throw HTTPPoster.Failure(message: "Must name a host.", refusedByGuard: true) }
+        if let problem = policy.hostProblem(host) { throw HTTPPoster.Failure(message: problem, refusedByGuard: true) }
+        return try poster.post(url: url, headers: headers, body: body)
     }
+}
 
-    /// No answer: the guard refused the address, or the connection failed or timed out.
-    package struct Failure: Error, Sendable, Equatable {
-        package var message: String
-        /// True when the SSRF guard refused every address of the host.
-        package var refusedByGuard: Bool
-    }
-
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-
-    package func post(url: String, headers: [(String, String)], body: [UInt8]) throws(Failure) -> Response {
-        if let problem = WebhookTargetPolicy.urlProblem(url) { throw Failure(message: problem, refusedByGuard: true) }
-        guard let host = URLComponents(string: url)?.host else { throw Failure(message: "Must name a host.", refusedByGuard: true) }
-        if let problem = policy.hostProblem(host) { throw Failure(message: problem, refusedByGuard: true) }
-        guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
-            throw Failure(message: "libcurl could not be initialised", refusedByGuard: false)
-        }
-        defer { curl_easy_cleanup(handle) }
-        var list: UnsafeMutablePointer<curl_slist>?
-        // libcurl adds `Expect: 100-continue` to larger bodies; receivers need not support it.
-        for (name, value) in headers + [("Content-Type", "application/json"), ("Expect", "")] {
-            list = curl_slist_append(list, "\(name): \(value)")
-        }
-        defer { curl_slist_free_all(list) }
-        let exchange = WebhookExchange(policy: policy, host: host, maxBytes: maxResponseBytes)
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let code: CURLcode = withExtendedLifetime(exchange) {
-            body.withUnsafeBufferPointer { bytes in
-                errorBuffer.withUnsafeMutableBufferPointer { buffer in
-                    let context = Unmanaged.passUnretained(exchange).toOpaque()
-                    var status = CURLE_OK
-                    func set(_ result: CURLcode) { if status == CURLE_OK { status = result } }
-                    set(dispatch_curl_setopt_string(handle, CURLOPT_URL, url))
-                    set(dispatch_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
-                    set(dispatch_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-                    set(dispatch_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
-                    // An environment proxy would make the guard judge the proxy, not the target.
-                    set(dispatch_curl_setopt_string(handle, CURLOPT_PROXY, ""))
-                    set(dispatch_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
-                    set(dispatch_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout)))
-                    set(dispatch_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout)))
-                    set(dispatch_curl_setopt_string(handle, CURLOPT_USERAGENT, "Dispatch-Webhooks/1"))
-                    set(dispatch_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, list))
-                    set(dispatch_curl_setopt_long(handle, CURLOPT_POST, 1))
-                    set(dispatch_curl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
-                    set(dispatch_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
-                    set(dispatch_curl_setopt_opensocket_function(handle, WebhookExchange.openSocket))
-                    set(dispatch_curl_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context))
-                    set(dispatch_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, WebhookExchange.write))
-                    set(dispatch_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
-                    set(dispatch_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, WebhookExchange.header))
-                    set(dispatch_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
-                    set(dispatch_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress))
-                    guard status == CURLE_OK else { return status }
-                    return curl_easy_perform(handle)
-                }
-            }
-        }
-        var reply = 0
-        _ = dispatch_curl_response_code(handle, &reply)
-        // A body cut at the read limit still leaves the status the receiver sent.
-        if code == CURLE_OK || (code == CURLE_WRITE_ERROR && exchange.truncated && reply > 0) {
-            return Response(status: reply, retryAfter: exchange.retryAfter, excerpt: exchange.excerpt)
-        }
-        if let refusal = exchange.refusal {
-            throw Failure(message: "refused by the webhook address guard: \(refusal)", refusedByGuard: true)
-        }
-        let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var text = String(cString: curl_easy_strerror(code))
-        if !detail.isEmpty { text += ": \(detail)" }
-        throw Failure(message: text, refusedByGuard: false)
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+extension WebhookTargetPolicy: ConnectGuard {
+    package func refusal(host: String, address: NetworkAddress) -> String? {
+        if case .refused(let reason) = permits(host: host, address: address) { return reason }
+        return nil
     }
 }

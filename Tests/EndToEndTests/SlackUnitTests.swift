@@ -40,7 +40,7 @@ import Testing
 
     @Test func answersPauseKillOrRetryAsSlackDocumentsThem() {
         func verdict(_ status: Int, _ body: String, retryAfter: Int? = nil, post: Bool = true, attempts: Int = 1) -> SlackVerdict {
-            SlackVerdict.of(.init(status: status, body: body, retryAfter: retryAfter), isPost: post, attempts: attempts, maxAttempts: 10,
+            SlackVerdict.of(.init(status: status, retryAfter: retryAfter.map { .seconds($0) }, excerpt: body), isPost: post, attempts: attempts, maxAttempts: 10,
                             backoff: .seconds(5))
         }
         #expect(verdict(200, "ok") == .sent)

@@ -2,11 +2,11 @@ import CLibCurl
 import Domain
 import Foundation
 
-/// One request's state for libcurl's callbacks (called on the sender's thread during
+/// One request's state for libcurl's callbacks (called on the caller's thread during
 /// `curl_easy_perform`, never concurrently): the guard's verdicts, the headers and the
 /// bounded body.
-final class WebhookExchange: @unchecked Sendable {
-    let policy: WebhookTargetPolicy
+final class HTTPExchange: @unchecked Sendable {
+    let connectGuard: (any ConnectGuard)?
     let host: String
     let maxBytes: Int
     private(set) var refusal: String?
@@ -16,8 +16,8 @@ final class WebhookExchange: @unchecked Sendable {
     private var received = 0
     static let excerptBytes = 1024
 
-    init(policy: WebhookTargetPolicy, host: String, maxBytes: Int) {
-        self.policy = policy
+    init(connectGuard: (any ConnectGuard)?, host: String, maxBytes: Int) {
+        self.connectGuard = connectGuard
         self.host = host
         self.maxBytes = maxBytes
     }
@@ -26,7 +26,7 @@ final class WebhookExchange: @unchecked Sendable {
     /// Refusing returns CURL_SOCKET_BAD, which libcurl reports as a failed connection.
     static let openSocket: curl_opensocket_callback = { context, purpose, address in
         guard let context, let address else { return CURL_SOCKET_BAD }
-        let exchange = Unmanaged<WebhookExchange>.fromOpaque(context).takeUnretainedValue()
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(context).takeUnretainedValue()
         var text = [CChar](repeating: 0, count: 64)
         guard dispatch_curl_sockaddr_text(address, &text, socklen_t(text.count)) == 0 else {
             exchange.refusal = "an address that is neither IPv4 nor IPv6"
@@ -37,7 +37,7 @@ final class WebhookExchange: @unchecked Sendable {
             exchange.refusal = "an address that is neither IPv4 nor IPv6"
             return CURL_SOCKET_BAD
         }
-        if case .refused(let reason) = exchange.policy.permits(host: exchange.host, address: parsed) {
+        if let reason = exchange.connectGuard?.refusal(host: exchange.host, address: parsed) {
             exchange.refusal = "\(shown) is \(reason)"
             return CURL_SOCKET_BAD
         }
@@ -46,7 +46,7 @@ final class WebhookExchange: @unchecked Sendable {
 
     static let write: curl_write_callback = { data, size, count, context in
         guard let context else { return 0 }
-        let exchange = Unmanaged<WebhookExchange>.fromOpaque(context).takeUnretainedValue()
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
         if exchange.received + length > exchange.maxBytes {
             exchange.truncated = true
@@ -62,7 +62,7 @@ final class WebhookExchange: @unchecked Sendable {
 
     static let header: curl_write_callback = { data, size, count, context in
         guard let context, let data else { return 0 }
-        let exchange = Unmanaged<WebhookExchange>.fromOpaque(context).takeUnretainedValue()
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
         let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
         if line.lowercased().hasPrefix("http/") {
