@@ -12,6 +12,10 @@ package struct EmailAuthSettings: Sendable {
     package var signupEnabled: Bool
     /// PUBLIC_URL and AUTH_REDIRECT_URLS: where mail links point and may send the browser.
     package var redirects: RedirectAllowList
+    /// The server's own account pages (path on PUBLIC_URL, "/account/verify"): where an
+    /// invitation, recovery or address-change link lands when its target is the server itself
+    /// (no app redirect configured). nil: every link redirects as GoTrue's does.
+    package var accountPagesPath: String?
     /// Where mails are queued, rendered from the operator's templates (the mail layer's).
     package var outbox: MailOutbox
     /// One mail per address per this interval, across instances (60 s: long enough to stop mail bombing, short enough for a retry).

@@ -42,6 +42,12 @@ package struct RedirectAllowList: Sendable {
         }
     }
 
+    /// Whether `target` is the server itself (PUBLIC_URL), not an app: nothing there takes a
+    /// session from a fragment, so a link should land on the account pages instead.
+    package func isServerItself(_ target: String) -> Bool {
+        target == publicURL || target == publicURL + "/"
+    }
+
     /// The link a mail carries: `GET /auth/v1/verify` on PUBLIC_URL with GoTrue's parameters.
     package func verifyLink(token: String, type: String, redirectTo: String) -> String {
         publicURL + "/auth/v1/verify?" + FormEncoding.encode([("token", token), ("type", type), ("redirect_to", redirectTo)])

@@ -35,6 +35,7 @@ package struct ConsoleApplication: Sendable {
             ConsoleOffboardRoutes.register(on: &console, site: site)
             ConsoleIntegrationRoutes.register(on: &console, site: site)
             ConsoleSlack.register(on: &console, site: site)
+            ConsoleAccountPages.register(on: &console, site: site)
             // Unknown console paths answer a page, not the API's JSON 404.
             console.get("/console/{path...}") { _, _ in throw ConsoleError.notFound("This console page") }
         }

@@ -1,5 +1,6 @@
 import API
 import Accounts
+import Console
 import Foundation
 import Mail
 
@@ -41,10 +42,13 @@ extension Configuration {
     }
 
     /// The service's settings, on the mail layer's outbox and links.
+    /// The console (always served) provides the account pages links land on.
     func emailAuthSettings(outbox: MailOutbox, links: PublicLinks) -> EmailAuthSettings {
-        EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links),
-                          tokenLifetime: .milliseconds(Int64(emailAuth.tokenLifetime * 1000)),
-                          signupEnabled: emailAuth.signupEnabled, hourlyLimit: emailAuth.hourlyLimit,
-                          addressHourlyLimit: emailAuth.addressHourlyLimit, sourceHourlyLimit: emailAuth.sourceHourlyLimit)
+        var settings = EmailAuthSettings(outbox: outbox, redirects: RedirectAllowList(links: links),
+                                         tokenLifetime: .milliseconds(Int64(emailAuth.tokenLifetime * 1000)),
+                                         signupEnabled: emailAuth.signupEnabled, hourlyLimit: emailAuth.hourlyLimit,
+                                         addressHourlyLimit: emailAuth.addressHourlyLimit, sourceHourlyLimit: emailAuth.sourceHourlyLimit)
+        settings.accountPagesPath = ConsoleAccountPages.path
+        return settings
     }
 }

@@ -33,6 +33,8 @@ import Testing
                     "statuses": [["name": "dead", "selected": true]],
                     "deliveries": [["id": "d", "endpointID": "1", "event": "msg_1", "type": "task.created", "status": "dead",
                                     "attempts": 3, "httpStatus": "500", "duration": "5 ms", "error": script, "at": "now", "next": "—"]]],
+        "account": ["heading": script, "error": script, "form": true, "token": "t", "type": "invite", "choosesPassword": true,
+                    "button": "Set password", "done": true, "message": script, "appLink": "com.example.dispatch://login"],
         "secret-once": ["url": script, "secret": "whsec_x", "back": "/console/integrations/webhooks/1"],
         "password-once": ["heading": script, "email": "a@b.c", "password": "secret", "person": "/console/people/1"],
         "server": ["version": "1", "startedAt": "now", "uptime": "1 s",

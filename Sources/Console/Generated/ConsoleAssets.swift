@@ -4,6 +4,7 @@
 public enum ConsoleAssets {
     public static let templates: [String: String] = [
         "access": templateAccess,
+        "account": templateAccount,
         "audit": templateAudit,
         "devices": templateDevices,
         "integrations": templateIntegrations,

@@ -169,6 +169,16 @@ public struct EmailTokenStore: Sendable {
         return try use(row, id: try row.decode("id"), on: connection)
     }
 
+    /// Whether the link would verify now (unused, unexpired, its account active), spending
+    /// nothing: what a page that only shows the link's form may know.
+    public func linkIsUsable(token: String, purposes: [EmailTokenPurpose], on connection: PostgresConnection) throws -> Bool {
+        try !connection.query("""
+            SELECT 1 AS one FROM auth_email_tokens t JOIN users u ON u.id = t.user_id
+            WHERE t.link_hash = \(keys.linkHash(token)) AND t.purpose = ANY(\(purposes.map(\.rawValue)))
+              AND t.used_at IS NULL AND t.expires_at > now() AND u.deactivated_at IS NULL
+            """).isEmpty
+    }
+
     private func use(_ row: PostgresRow, id: UUID, on connection: PostgresConnection) throws -> Verified {
         try connection.execute("UPDATE auth_email_tokens SET used_at = now() WHERE id = \(id)")
         return Verified(userID: try row.decode("user_id"),

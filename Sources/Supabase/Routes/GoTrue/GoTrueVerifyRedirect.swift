@@ -22,12 +22,23 @@ import Store
 /// gets nothing usable from a PKCE link, whose code is worth nothing without the app's
 /// verifier; the owner asks for a new mail. HEAD never spends it (`probe`).
 /// docs/app-developers/email-auth.md has the reasoning and the confirm-page alternative.
+///
+/// Except where no app waits: an invitation, recovery or address-change link whose target is
+/// the server itself (the default, PUBLIC_URL) goes, unspent, to the server's account pages
+/// (`EmailAuthSettings.accountPagesPath`), where a person on a computer chooses a password or
+/// confirms the address, and the page's POST spends the link.
 enum GoTrueVerifyRedirect {
     static func respond(_ request: HTTPRequest, _ context: RequestContext, _ auth: AuthService) -> HTTPResponse {
         let target = auth.emailSettings.redirects.resolve(context.query["redirect_to"])
         let token = context.query["token"] ?? ""
         let type = context.query["type"] ?? ""
         let pkce = token.hasPrefix("pkce_")
+        if let pages = auth.emailSettings.accountPagesPath, !pkce, !token.isEmpty,
+           AuthService.AccountLink(rawValue: type) != nil, auth.emailSettings.redirects.isServerItself(target) {
+            // No app to hand a session to: the account page, which spends the link only on its POST.
+            return redirect(to: auth.emailSettings.redirects.publicURL + pages + "?"
+                + FormEncoding.encode([("token", token), ("type", type)]))
+        }
         do {
             guard !token.isEmpty, let purposes = EmailTokenPurpose.accepted(byType: type) else {
                 throw HTTPError(status: .badRequest, code: GoTrueErrorCode.validationFailed.rawValue, message: "Verify requires a token and a supported type")
