@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "CLinuxSys", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.
         .target(name: "EmbeddedPostgres", dependencies: ["CLinuxSys", logging]),
-        // Password hashing, random tokens: OpenSSL-backed primitives (never hand-rolled crypto).
+        // Password hashing, random tokens: OpenSSL- and libargon2-backed primitives (never hand-rolled crypto).
         .target(name: "Credentials", dependencies: ["COpenSSL", "CArgon2"]),
         // Pure domain types and validation rules (no I/O).
         .target(name: "Domain"),
