@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Two stages: build dispatchd with the official Swift image, run it on slim Debian.
 # The Swift standard library and Foundation are linked statically, so the runtime image needs
-# only glibc, libstdc++, libpq, OpenSSL, zlib and libcurl (SMTP for outgoing mail), plus PostgreSQL's client tools for
+# only glibc, libstdc++, libpq, OpenSSL, libargon2 (password hashes), zlib and libcurl (SMTP for outgoing mail), plus PostgreSQL's client tools for
 # `dispatchd backup` / `restore` (pg_dump must be at least the server's major version:
 # bookworm's postgresql-client is 15, like docker-compose.yml's postgres:15).
 
@@ -10,7 +10,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libssl-dev zlib1g-dev libcurl4-openssl-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq-dev libssl-dev libargon2-dev zlib1g-dev libcurl4-openssl-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Tests/ too: the manifest declares the test targets and SwiftPM checks their folders exist.
@@ -23,7 +23,7 @@ RUN swift build -c release --product dispatchd --static-swift-stdlib \
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       libpq5 libssl3 zlib1g libcurl4 libstdc++6 ca-certificates tzdata curl postgresql-client-15 \
+       libpq5 libssl3 libargon2-1 zlib1g libcurl4 libstdc++6 ca-certificates tzdata curl postgresql-client-15 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin dispatch
 WORKDIR /app

@@ -25,6 +25,8 @@ let package = Package(
         // gzip for responses (Accept-Encoding).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // Argon2id password hashes (apt: libargon2-dev): the reference implementation by its designers.
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         // SMTP for outgoing mail (apt: libcurl4-openssl-dev): libcurl speaks SMTP, STARTTLS and AUTH.
         .systemLibrary(name: "CLibCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll, eventfd, accept4, pipe2: Linux calls the Glibc module does not export.
@@ -41,8 +43,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "CLinuxSys", logging]),
         // Runs a private PostgreSQL cluster (initdb + pg_ctl) for `serve` without DATABASE_URL and for tests.
         .target(name: "EmbeddedPostgres", dependencies: ["CLinuxSys", logging]),
-        // Password hashing, random tokens: OpenSSL-backed primitives (never hand-rolled crypto).
-        .target(name: "Credentials", dependencies: ["COpenSSL"]),
+        // Password hashing, random tokens: OpenSSL- and libargon2-backed primitives (never hand-rolled crypto).
+        .target(name: "Credentials", dependencies: ["COpenSSL", "CArgon2"]),
         // Pure domain types and validation rules (no I/O).
         .target(name: "Domain"),
         // SQL per aggregate (users, sessions, API keys, avatars, login throttle).

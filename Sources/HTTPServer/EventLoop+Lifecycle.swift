@@ -4,8 +4,14 @@ import HTTP1
 
 /// Accepting, timers, shutdown and closing — the loop's connection lifecycle.
 extension EventLoop {
+    /// Connections taken per readiness of the listener. The listener is level-triggered, so what
+    /// is left is taken on the next turn, after the loop has served the events of established
+    /// connections: a reconnect storm waits in the kernel's queue (`ListenBacklog`), sized for
+    /// it, instead of starving the clients already connected.
+    static let acceptBatch = 128
+
     func acceptConnections() {
-        for _ in 0..<128 { // bounded so a connection storm cannot starve established clients
+        for _ in 0..<Self.acceptBatch {
             guard let (fd, address) = Socket.accept(listenFD) else {
                 let code = errno
                 if code == EINTR || code == ECONNABORTED { continue }

@@ -51,10 +51,17 @@ public final class HTTPServer: Sendable {
             state.started = true
             return state.signalFD
         }
+        let kernelMaximum = ListenBacklog.kernelMaximum()
+        let backlog = ListenBacklog.resolve(configured: configuration.listenBacklog, kernelMaximum: kernelMaximum)
+        if let kernelMaximum, Int(backlog) > kernelMaximum {
+            // The kernel silently caps it; say so, or the operator believes the setting took.
+            logger.warning("Listen backlog above net.core.somaxconn; the kernel caps it",
+                           metadata: ["backlog": "\(backlog)", "somaxconn": "\(kernelMaximum)"])
+        }
         let loop: EventLoop
         let port: Int
         do {
-            let (fd, boundPort) = try Socket.listen(host: configuration.host, port: configuration.port)
+            let (fd, boundPort) = try Socket.listen(host: configuration.host, port: configuration.port, backlog: backlog)
             port = boundPort
             do {
                 loop = try EventLoop(listenFD: fd, signalFD: signalFD, configuration: configuration,
@@ -80,7 +87,7 @@ public final class HTTPServer: Sendable {
         }
         thread.name = "http-event-loop"
         thread.start()
-        logger.info("HTTP server listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        logger.info("HTTP server listening", metadata: ["host": "\(configuration.host)", "port": "\(port)", "backlog": "\(backlog)"])
     }
 
     /// The port actually bound (useful with `port: 0`); 0 before `start()`.

@@ -16,6 +16,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Duration
     /// Queued response bytes must be taken by the client within this (slow readers).
     public var writeTimeout: Duration
+    /// The listen(2) backlog: connections the kernel completes and holds until the server
+    /// accepts them. nil: `net.core.somaxconn`, the most the kernel allows (`ListenBacklog`).
+    public var listenBacklog: Int?
     /// Beyond this, new connections get 503 `too_many_connections` with `Retry-After: 1`.
     public var maxConnections: Int
     /// Threads running handlers (which may block on the database); size it to the DB pool.
@@ -32,7 +35,7 @@ public struct HTTPServerConfiguration: Sendable {
                 idleTimeout: Duration = .seconds(75), writeTimeout: Duration = .seconds(30),
                 maxConnections: Int = 10_000, workerCount: Int = HTTPServerConfiguration.defaultWorkerCount,
                 shutdownGracePeriod: Duration = .seconds(10), corsAllowedOrigins: [String] = [],
-                webSocket: WebSocketConfiguration = WebSocketConfiguration()) {
+                webSocket: WebSocketConfiguration = WebSocketConfiguration(), listenBacklog: Int? = nil) {
         self.host = host
         self.port = port
         self.limits = limits
@@ -45,6 +48,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.corsAllowedOrigins = corsAllowedOrigins
         self.webSocket = webSocket
+        self.listenBacklog = listenBacklog
     }
 
     /// Twice the core count, at least 4: handlers mostly wait on the database, not the CPU.

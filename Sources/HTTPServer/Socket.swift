@@ -4,8 +4,9 @@ import Glibc
 /// Thin wrappers over the POSIX socket calls the event loop needs.
 enum Socket {
     /// A non-blocking listening socket bound to `host:port` (SO_REUSEADDR so restarts don't
-    /// wait out TIME_WAIT). Returns the descriptor and the actual port (for port 0).
-    static func listen(host: String, port: Int, backlog: Int32 = 1024) throws -> (fd: Int32, port: Int) {
+    /// wait out TIME_WAIT), with `backlog` (`ListenBacklog`). Returns the descriptor and the
+    /// actual port (for port 0).
+    static func listen(host: String, port: Int, backlog: Int32) throws -> (fd: Int32, port: Int) {
         guard (0...65_535).contains(port) else { throw HTTPServerError.invalidAddress("port \(port)") }
         let literal = host == "localhost" ? "127.0.0.1" : host
         var v4 = sockaddr_in()

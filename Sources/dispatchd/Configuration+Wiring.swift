@@ -21,6 +21,7 @@ extension Configuration {
         if let value = http.writeTimeout { server.writeTimeout = .seconds(value) }
         if let value = http.shutdownTimeout { server.shutdownGracePeriod = .seconds(value) }
         if let value = http.maxConnections { server.maxConnections = value }
+        server.listenBacklog = http.listenBacklog
         // Handlers block on the database; fewer workers than connections would leave
         // connections unused, and /healthz must not queue behind database waits.
         server.workerCount = http.workers ?? max(HTTPServerConfiguration.defaultWorkerCount, databasePoolSize)

@@ -66,6 +66,7 @@ struct Configuration: Sendable {
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
         var maxConnections: Int?
+        var listenBacklog: Int?
         var maxBodyBytes: Int?
         var maxHeaderBytes: Int?
         var maxRequestLineBytes: Int?
@@ -174,6 +175,7 @@ struct Configuration: Sendable {
             kdfConcurrency: try reader.optionalInteger(.kdfConcurrency, in: 1...256),
             http: HTTPLimits(
                 maxConnections: try reader.optionalInteger(.httpMaxConnections, in: 1...1_000_000),
+                listenBacklog: try reader.optionalInteger(.listenBacklog, in: 1...1_048_576),
                 maxBodyBytes: try reader.optionalInteger(.httpMaxBodyBytes, in: 1...(1 << 30)),
                 maxHeaderBytes: try reader.optionalInteger(.httpMaxHeaderBytes, in: 256...(1 << 24)),
                 maxRequestLineBytes: try reader.optionalInteger(.httpMaxRequestLineBytes, in: 64...(1 << 24)),

@@ -48,8 +48,8 @@ struct SeedDemoCommand: ParsableCommand {
                 throw ConfigurationError("--password must be at least \(AdminAccount.minimumPasswordLength) characters")
             }
             let chosenPassword = try password ?? SecureRandom.token(byteCount: 12)
-            // One scrypt hash for everybody: the KDF is deliberately slow (~0.1 s and 32 MiB per
-            // hash), so hashing per user would dominate seeding a big team. Identical hashes
+            // One Argon2id hash for everybody: the KDF is deliberately costly (19 MiB and tens of
+            // ms per hash), so hashing per user would dominate seeding a big team. Identical hashes
             // reveal that the passwords are identical, which for demo accounts is the point.
             let hash = try PasswordHasher().hash(chosenPassword)
             try DatabaseSession.run(configuration: configuration, logger: logger) { pool in

@@ -21,6 +21,7 @@ enum Setting: String, CaseIterable, Sendable {
     case logLevel = "LOG_LEVEL"
     case logFormat = "LOG_FORMAT"
     case httpMaxConnections = "HTTP_MAX_CONNECTIONS"
+    case listenBacklog = "LISTEN_BACKLOG"
     case httpMaxBodyBytes = "HTTP_MAX_BODY_BYTES"
     case httpMaxHeaderBytes = "HTTP_MAX_HEADER_BYTES"
     case httpMaxRequestLineBytes = "HTTP_MAX_REQUEST_LINE_BYTES"

@@ -104,17 +104,6 @@ import Testing
         #expect(json.keys.contains("details") && json.keys.contains("hint"))
     }
 
-    @Test func loginRehashesPasswordStoredWithOutdatedParameters() throws {
-        let app = try AuthTestServer()
-        let old = try PasswordHasher(parameters: .init(logN: 9, r: 8, p: 1)).hash(AuthTestServer.password)
-        try app.auth.users.setPasswordHash(userID: app.admin.id, hash: old)
-        _ = try app.login()
-        let stored = try #require(try app.auth.users.passwordHash(userID: app.admin.id))
-        #expect(stored != old)
-        #expect(!AuthTestServer.cheapHasher.needsRehash(stored))
-        _ = try app.login()
-    }
-
     @Test func changingPasswordRevokesOtherSessionsButKeepsTheCurrentOne() throws {
         let app = try AuthTestServer()
         let phone = try app.login()

@@ -21,11 +21,11 @@ import TestSupport
 import Webhooks
 
 /// The application with authentication on a fresh database and an ephemeral port, plus one
-/// seeded admin. Passwords use cheap scrypt parameters: the tests exercise the flow, not the KDF.
+/// seeded admin. Passwords use cheap Argon2id parameters: the tests exercise the flow, not the KDF.
 final class AuthTestServer {
     static let adminEmail = "admin@example.com"
     static let password = "correct horse battery"
-    static let cheapHasher = PasswordHasher(parameters: .init(logN: 10, r: 8, p: 1))
+    static let cheapHasher = PasswordHasher(parameters: .init(memoryKiB: 64, iterations: 1, lanes: 1))
     /// The `apikey` of the Supabase-compatible routes (`SupabaseGateway`).
     static let publishableKey = "sb_publishable_e2e-test-key-0123456789"
 

@@ -43,7 +43,7 @@ import TestSupport
             """).first)
         #expect(try row.decode("user_type", as: String.self) == "admin")
         let hash: String = try row.decode("hash")
-        #expect(hash.hasPrefix("$scrypt$"))
+        #expect(hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
         #expect(!hash.contains(password))
 
         let again = try CommandLineTests.runDispatchd(

@@ -22,6 +22,7 @@ import Testing
         (["TRUSTED_PROXIES": "10.0.0.1, proxy.internal"], "TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges"),
         (["TRUSTED_PROXIES": "10.0.0.0/33"], "(got \"10.0.0.0/33\")"),
         (["KDF_CONCURRENCY": "0"], "KDF_CONCURRENCY must be an integer"),
+        (["LISTEN_BACKLOG": "0"], "LISTEN_BACKLOG must be an integer between 1 and 1048576"),
         (["DATABASE_URL": "postgres://localhost/dispatch"], "JWT_SECRET is required when DATABASE_URL is set"),
         (["DATABASE_URL": "mysql://localhost/dispatch", "JWT_SECRET": validSecret], "DATABASE_URL must start with postgres://"),
         (["DATABASE_URL": "postgres://localhost/dispatch", "JWT_SECRET": validSecret], "PUBLISHABLE_KEY is required when DATABASE_URL is set"),
