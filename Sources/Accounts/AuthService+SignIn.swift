@@ -25,6 +25,7 @@ extension AuthService {
         let storedHash = found?.passwordHash ?? dummyPasswordHash
         let matches = hasher.verify(password, against: storedHash) && found?.passwordHash != nil
         guard let user = found?.user, matches, user.isActive else {
+            try equalizeFailureCost(password, ranLegacy: hasher.isLegacy(storedHash))
             recordLoginFailure()
             try throttle.record(email: email, clientAddress: address, knownDevice: known?.hash, succeeded: false)
             throw HTTPError(status: .unauthorized, code: ErrorCode.invalidCredentials.rawValue, message: "The email or password is incorrect.",
@@ -41,6 +42,20 @@ extension AuthService {
         var signedIn = try pool.withConnection { try openSession(user, client, passwordResetFor: nil, passwordVerified: true, on: $0) }
         signedIn.deviceCookie = deviceCookie.header(deviceToken)
         return signedIn
+    }
+
+    /// Until every account has signed in once since passwords moved to Argon2id, a wrong
+    /// password against an old scrypt hash costs far more than one against an Argon2id hash or
+    /// an unknown address, which would tell an attacker the account exists. While any legacy
+    /// hash remains, every failure pays for both kinds.
+    private func equalizeFailureCost(_ password: String, ranLegacy: Bool) throws {
+        guard try users.legacyPasswordHashesRemain() else { return }
+        equalizedFailureCount.add(1, ordering: .relaxed)
+        if ranLegacy {
+            _ = hasher.verify(password, against: dummyPasswordHash)
+        } else {
+            hasher.simulateLegacyVerification(password)
+        }
     }
 
     /// The device token and its hash, when the device signed in to this account before.

@@ -46,6 +46,9 @@ package final class AuthService: Sendable {
     package var loginFailures: Int { loginFailureCount.load(ordering: .relaxed) }
 
     package func recordLoginFailure() { loginFailureCount.add(1, ordering: .relaxed) }
+    /// Failed sign-ins that also paid for the other kind of hash (`equalizeFailureCost`).
+    let equalizedFailureCount = Atomic<Int>(0)
+    package var equalizedFailures: Int { equalizedFailureCount.load(ordering: .relaxed) }
 
     package static let defaultAccessTokenTTL: Duration = .seconds(15 * 60)
     package static let defaultRefreshTokenTTL: Duration = .seconds(30 * 24 * 3600)

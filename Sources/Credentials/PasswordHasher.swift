@@ -52,6 +52,20 @@ public struct PasswordHasher: Sendable {
         return stored.parameters != parameters || stored.hash.count != Self.hashLength
     }
 
+    /// Whether `encoded` is a hash from before Argon2id (scrypt).
+    public func isLegacy(_ encoded: String) -> Bool {
+        (try? Scrypt.decode(encoded)) != nil
+    }
+
+    /// Spends what verifying a legacy hash costs: scrypt at the parameters every password was
+    /// stored with before Argon2id (N=2^15, r=8, p=3). Sign-in adds it to a failure that ran
+    /// Argon2id while legacy hashes remain, so a wrong password costs the same whether the
+    /// account's hash is old, new, or missing.
+    public func simulateLegacyVerification(_ password: String) {
+        _ = try? Scrypt.derive(password: password, salt: [UInt8](repeating: 0, count: Self.saltLength),
+                               parameters: Scrypt.Parameters(logN: 15, r: 8, p: 3), length: Self.hashLength)
+    }
+
     /// Spends the same time as a real verification. Call it when the account does not exist,
     /// so response times do not reveal which emails are registered.
     public func simulateVerification(_ password: String) {

@@ -21,6 +21,27 @@ import Testing
         #expect(try app.auth.users.passwordHash(userID: app.admin.id) == stored)
     }
 
+    /// While a scrypt hash remains, every failed sign-in (unknown address, wrong password on an
+    /// old or a new hash) pays for both kinds, so its cost does not say which account exists;
+    /// once none remains, failures pay for Argon2id alone. Counted, never timed.
+    @Test func failuresCostTheSameWhileOldHashesRemain() throws {
+        let app = try AuthTestServer()
+        let wrong = ["password": "not the password at all"]
+        func fail(_ email: String) throws {
+            #expect(try app.request("POST", "/v1/auth/login", json: wrong.merging(["email": email]) { $1 }).status == 401)
+        }
+        try fail("nobody@example.com")
+        try fail(AuthTestServer.adminEmail)
+        #expect(app.auth.equalizedFailures == 0)  // no old hash anywhere: nothing to hide
+        try app.auth.users.setPasswordHash(userID: app.admin.id, hash: Self.productionScryptHash)
+        try fail("nobody@example.com")
+        try fail(AuthTestServer.adminEmail)
+        #expect(app.auth.equalizedFailures == 2)
+        _ = try app.login()  // the last old hash is replaced
+        try fail(AuthTestServer.adminEmail)
+        #expect(app.auth.equalizedFailures == 2)
+    }
+
     @Test func wrongPasswordAgainstOldScryptHashDoesNotRehash() throws {
         let app = try AuthTestServer()
         try app.auth.users.setPasswordHash(userID: app.admin.id, hash: Self.productionScryptHash)

@@ -81,6 +81,12 @@ public struct UserStore: Sendable {
         }
     }
 
+    /// Whether any password is still stored as a pre-Argon2id (scrypt) hash. Stops at the
+    /// first; read on a failed sign-in only, which the KDF already makes hundreds of times dearer.
+    public func legacyPasswordHashesRemain() throws -> Bool {
+        try !pool.query("SELECT 1 AS one FROM user_passwords WHERE hash LIKE '$scrypt$%' LIMIT 1").isEmpty
+    }
+
     /// Every user, or only active ones; ordered by name for stable listings.
     public func list(includeDeactivated: Bool) throws -> [User] {
         try pool.query("""
