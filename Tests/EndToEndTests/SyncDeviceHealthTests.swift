@@ -10,6 +10,7 @@ import ServiceKit
 import Foundation
 import Postgres
 import Store
+import Synchronization
 import Testing
 
 /// Sync health per device: requests are recorded in memory only and written in one
@@ -108,5 +109,37 @@ import Testing
         try devices.flush()
         let device = try #require(try store.devices(userID: rita.id).first)
         #expect(device.resets == 1 && device.lastReset != nil)
+    }
+
+    /// A long-poll that parks and is answered later (a change arrived) moves the device's
+    /// cursor in Sync health as an immediate answer does.
+    @Test func aLongPollAnsweredLaterMovesTheDeviceCursor() throws {
+        let server = try SyncTestServer(deviceFlushInterval: Self.hour)
+        let rita = try server.member("rita"), otto = try server.member("otto")
+        let listing = try server.listing(owner: otto, staff: rita)
+        var replica = SyncReplica()
+        try replica.syncToEnd(server, as: rita)
+        let devices = server.instances[0].sync.devices
+        try devices.flush()
+        let store = DeviceHealthStore(pool: server.pool)
+        let held = try #require(try store.devices(userID: rita.id).first?.cursor)
+
+        let answered = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let response = try? server.sync(rita, since: held, wait: 30)
+            answered.withLock { $0 = response?.json?["next_since"] as? String }
+            done.signal()
+        }.start()
+        let waiters = server.instances[0].sync.waiters
+        let deadline = Date().addingTimeInterval(20)
+        while waiters.count == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(waiters.count == 1, "the long-poll parked")
+        _ = try server.task(by: otto, on: listing)
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        let next = try #require(answered.withLock { $0 })
+        #expect(next != held)
+        try devices.flush()
+        #expect(try store.devices(userID: rita.id).first?.cursor == next)
     }
 }

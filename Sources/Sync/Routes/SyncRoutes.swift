@@ -64,8 +64,11 @@ package enum SyncRoutes {
                                                        final: final, epoch: epoch)
                 } catch {
                     // No middleware sees a parked request's failure: logged and rendered as it would.
-                    return APIErrorRenderer.contractError(for: SyncService.mapped(error), logger: logger).response
+                    return SyncWaiters.Answer(response: APIErrorRenderer.contractError(for: SyncService.mapped(error), logger: logger).response,
+                                              next: nil)
                 }
+            } answered: { [devices = sync.devices] next in
+                devices.synced(principal, cursor: next, epoch: epoch)
             }
             sync.waiters.park(waiter)
             return .deferred(completion)

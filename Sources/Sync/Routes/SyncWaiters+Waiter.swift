@@ -14,7 +14,10 @@ extension SyncWaiters {
         let seen: SyncSnapshot?
         let deadline: ContinuousClock.Instant
         let completion: ResponseCompletion
-        let check: @Sendable (_ final: Bool) -> HTTPResponse?
+        let check: @Sendable (_ final: Bool) -> Answer?
+        /// Called with the answer's next cursor when this request is answered with a page, so
+        /// Sync health shows where a parked device got to, as it does for an immediate answer.
+        let answered: @Sendable (SyncCursor) -> Void
         /// The limit and the encoded cursor: what is asked, whoever asks it (encoded once, at
         /// parking, rather than at every wake-up).
         let asked: String
@@ -27,7 +30,8 @@ extension SyncWaiters {
         var sharedQuestion: String? { cursor.isPlainDelta ? asked : nil }
 
         init(viewer: Viewer, cursor: SyncCursor, limit: Int, seen: SyncSnapshot?, deadline: ContinuousClock.Instant,
-             epoch: String, completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> HTTPResponse?) {
+             epoch: String, completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> Answer?,
+             answered: @escaping @Sendable (SyncCursor) -> Void) {
             self.viewer = viewer
             self.epoch = epoch
             self.cursor = cursor
@@ -36,14 +40,21 @@ extension SyncWaiters {
             self.deadline = deadline
             self.completion = completion
             self.check = check
+            self.answered = answered
             asked = "\(limit) \(cursor.encoded())"
         }
 
         /// What a parked request answers with `page`: nothing yet while it is empty, unless
         /// the deadline passed (`final`), when it answers whatever there is.
-        static func response(to page: SyncPage, final: Bool, epoch: String) -> HTTPResponse? {
-            !final && page.isEmpty && !page.hasMore ? nil : SyncService.render(page, epoch: epoch)
+        static func response(to page: SyncPage, final: Bool, epoch: String) -> Answer? {
+            !final && page.isEmpty && !page.hasMore ? nil : Answer(response: SyncService.render(page, epoch: epoch), next: page.next)
         }
+    }
+
+    /// A parked request's answer: the response, and the page's next cursor (nil for an error).
+    package struct Answer: Sendable {
+        let response: HTTPResponse
+        let next: SyncCursor?
     }
 
     /// A waiter's question: who asks, and what.

@@ -148,9 +148,9 @@ package final class SyncWaiters: @unchecked Sendable {
         let alone = byCursor.filter { !isShared($0) }.flatMap { $0 } + answerShared(byCursor.filter(isShared), final: final)
         forEachInParallel(alone.count, width: parallelChecks) { index in
             let group = alone[index]
-            let response = group[0].1.check(final)
+            let found = group[0].1.check(final)
             locked { readCount += 1 }
-            if let response { answer(group, with: response, final: final) } else { locked { checkCount += group.count } }
+            if let found { answer(group, with: found, final: final) } else { locked { checkCount += group.count } }
         }
     }
 
@@ -170,8 +170,8 @@ package final class SyncWaiters: @unchecked Sendable {
                     left.withLock { $0.append(group) }
                     continue
                 }
-                if let response = Waiter.response(to: page, final: final, epoch: asked.epoch) {
-                    answer(group, with: response, final: final)
+                if let found = Waiter.response(to: page, final: final, epoch: asked.epoch) {
+                    answer(group, with: found, final: final)
                 } else {
                     locked { checkCount += group.count }
                 }
@@ -181,11 +181,13 @@ package final class SyncWaiters: @unchecked Sendable {
     }
 
     /// Answers every waiter of `group` still parked (not cancelled, not already answered).
-    private func answer(_ group: [(UInt64, Waiter)], with response: HTTPResponse, final: Bool) {
+    private func answer(_ group: [(UInt64, Waiter)], with found: Answer, final: Bool) {
         locked { checkCount += group.count }
         for (id, waiter) in group {
             let stillParked = final || locked { waiters.removeValue(forKey: id) != nil }
-            if stillParked { waiter.completion.complete(with: response) }
+            guard stillParked else { continue }
+            if let next = found.next { waiter.answered(next) }
+            waiter.completion.complete(with: found.response)
         }
     }
 
