@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceKit
+import Store
+import Sync
+import Synchronization
+
+/// Wakes phones: fills the outbox from Sync's change stream and sends what is due, on its own
+/// thread (never an event loop or an HTTP worker), so neither a write nor a request ever waits
+/// for a push. Every instance runs one; the lease (`LeasedQueue`) keeps two from sending one
+/// wake-up, and no transaction is open while a request to the provider is in flight.
+///
+/// After each change the stream reads (once per burst of commits, after they committed), the
+/// change's audience — minus users whose only part was their own claim, minus devices whose
+/// session holds a live long-poll or Realtime channel at that moment — gets one wake-up per
+/// device, coalesced and paced by `PushPolicy`.
+package final class PushSender: Sendable {
+    package let service: PushService
+    package let policy: PushPolicy
+    let apns: (settings: APNsSettings, tokens: APNsProviderToken, client: APNsClient)?
+    private let logger: Logger
+    private let loop = BackgroundLoop(name: "push-sender")
+    private let changes = Mutex<[(change: SyncService.Change, live: Set<UUID>)]>([])
+    private let state = Mutex(PushCounts())
+    private let stopping = Atomic<Bool>(false)
+    private let handled = Atomic<Int>(0)
+    private let housekeeping = Mutex<(counts: ContinuousClock.Instant?, prune: ContinuousClock.Instant?)>((nil, nil))
+
+    /// `apns` nil: nothing is configured to send with, and no wake-up is queued.
+    package init(service: PushService, sync: SyncService, apns: APNsSettings?, policy: PushPolicy = PushPolicy(), logger: Logger) {
+        self.service = service
+        self.policy = policy
+        self.logger = logger
+        self.apns = apns.map { settings in
+            (settings, APNsProviderToken(key: settings.key, keyID: settings.keyID, teamID: settings.teamID),
+             APNsClient(baseURL: settings.baseURL, caFile: settings.caFile, timeout: settings.timeout))
+        }
+        guard apns != nil else { return }
+        let live = sync.liveSessions
+        // Runs on the fan-out thread: only a copy and a signal, the work is this sender's.
+        sync.subscribeToChanges { [weak self] change in
+            guard let self, let change else { return }
+            let holding = live.current
+            changes.withLock { $0.append((change, holding)) }
+            loop.condition.lock()
+            loop.condition.signal()
+            loop.condition.unlock()
+        }
+    }
+
+    /// Changes of the stream this sender has finished queueing for (tests wait on it).
+    package var changesHandled: Int { handled.load(ordering: .relaxed) }
+
+    package var counts: PushCounts {
+        var counts = state.withLock { $0 }
+        counts.providerTokens = apns?.tokens.signed ?? 0
+        return counts
+    }
+
+    /// The platforms a wake-up can be sent to (devices of others are not queued).
+    var platforms: [PushDevice.Platform] { apns == nil ? [] : [.ios] }
+
+    package func start() {
+        guard apns != nil else { return }
+        loop.start { [self] in turn() }
+    }
+
+    /// Stops the thread once the push in flight (bounded by the client's timeout) ends.
+    package func stop() {
+        stopping.store(true, ordering: .relaxed)
+        loop.stop()
+    }
+
+    /// Called with the loop's lock held; unlocks around the database and HTTP work.
+    private func turn() {
+        loop.condition.unlock()
+        enqueueChanges()
+        let sent = sendDueBatch()
+        housekeep()
+        loop.condition.lock()
+        guard !loop.isStopped, sent < policy.batchSize, changes.withLock({ $0.isEmpty }) else { return }
+        _ = loop.condition.wait(until: Date().addingTimeInterval(policy.pollInterval.timeInterval))
+    }
+
+    /// Every change read since the last turn, in order, each with the sessions live when it
+    /// was read: one query for its reasons, one statement to queue its wake-ups.
+    private func enqueueChanges() {
+        let batch = changes.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        for (change, live) in batch {
+            defer { handled.add(1, ordering: .relaxed) }
+            // The first read after start has no base: it covers everything, so wakes no one.
+            guard let base = change.base, change.everyone || !change.users.isEmpty else { continue }
+            do {
+                let (urgent, actors) = try service.outbox.reasons(since: base, upto: change.snapshot)
+                let wake = PushOutboxQueue.Wake(users: change.users, everyone: change.everyone, urgent: urgent, actors: actors,
+                                                liveSessions: live, platforms: platforms.map(\.rawValue))
+                let (queued, coalesced) = try service.outbox.enqueue(wake, minInterval: policy.minInterval)
+                count { $0.queued += queued; $0.coalesced += coalesced }
+            } catch {
+                logger.warning("cannot queue push wake-ups", metadata: ["error": .string(String(describing: error))])
+            }
+        }
+    }
+
+    private func sendDueBatch() -> Int {
+        let batch: [PushOutboxQueue.Claimed]
+        do {
+            batch = try service.outbox.claim(limit: policy.batchSize, lease: policy.lease)
+        } catch {
+            logger.warning("push outbox unavailable", metadata: ["error": .string(String(describing: error))])
+            return 0
+        }
+        for push in batch {
+            if stopping.load(ordering: .relaxed) { break }
+            let outcome = attempt(push)
+            do {
+                try service.outbox.finish(push, outcome, minInterval: policy.minInterval)
+            } catch {
+                // The lease ends and the wake-up is tried again: at least once, never lost.
+                logger.warning("cannot record a push outcome", metadata: ["push_id": .string(push.id.uuidString),
+                                                                          "error": .string(String(describing: error))])
+            }
+        }
+        return batch.count
+    }
+
+    private func housekeep() {
+        let now = ContinuousClock.now
+        let (countsDue, pruneDue) = housekeeping.withLock { last in
+            let counts = last.counts.map { now - $0 >= policy.countsInterval } ?? true
+            let prune = last.prune.map { now - $0 >= .seconds(3600) } ?? true
+            if counts { last.counts = now }
+            if prune { last.prune = now }
+            return (counts, prune)
+        }
+        do {
+            if pruneDue { try service.outbox.prune(olderThan: policy.retention) }
+            if countsDue {
+                let stored = try service.outbox.counts()
+                state.withLock { $0.pending = stored.pending; $0.deadStored = stored.dead }
+            }
+        } catch {
+            logger.warning("push housekeeping failed", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    func count(_ change: (inout PushCounts) -> Void) {
+        state.withLock { change(&$0) }
+    }
+
+    var log: Logger { logger }
+}

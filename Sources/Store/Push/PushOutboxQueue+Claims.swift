@@ -1,0 +1,95 @@
+import Domain
+import Foundation
+import Postgres
+
+/// The sender's side: claim due wake-ups under a lease and record each outcome.
+extension PushOutboxQueue {
+    /// A wake-up a sender holds until `finish`, with its device.
+    public struct Claimed: Sendable, Equatable {
+        public let id: UUID
+        public let claim: UUID
+        public let deviceID: UUID
+        public let token: String
+        public let platform: PushDevice.Platform
+        public let reason: String
+        /// When the wake-up became owed (stale ones are dropped, not sent late).
+        public let dueAt: Date
+        public let attempts: Int
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case sent(status: Int)
+        case failed(status: Int?, error: String, retryAfter: Duration)
+        /// Given up: a token the provider refused, a stale wake-up, attempts used up.
+        case dead(status: Int?, error: String)
+    }
+
+    public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
+        let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
+            o.id, o.device_id, o.reason, o.due_at, o.attempts, d.token, d.platform
+            """, joining: ("push_devices d", "d.id = o.device_id"), on: pool)
+        return try rows.map { row in
+            let platform: String = try row.decode("platform")
+            guard let known = PushDevice.Platform(rawValue: platform) else {
+                throw UnknownStoredValue(column: "push_devices.platform", value: platform)
+            }
+            return Claimed(id: try row.decode("id"), claim: claim, deviceID: try row.decode("device_id"), token: try row.decode("token"),
+                           platform: known, reason: try row.decode("reason"), dueAt: try row.decode("due_at"),
+                           attempts: try row.decode("attempts"))
+        }
+    }
+
+    /// Records the outcome and the device's last push or failure; false when the claim was
+    /// lost. A row that gathered a change while it was being sent (`again`) is not finished
+    /// but re-armed: due at once if that change was urgent, else one `minInterval` later.
+    @discardableResult
+    public func finish(_ push: Claimed, _ outcome: Outcome, minInterval: Duration) throws -> Bool {
+        let rearm: PostgresQuery = """
+            reason = CASE WHEN again_urgent THEN 'urgent' ELSE 'changed' END,
+            next_attempt_at = CASE WHEN again_urgent THEN now() ELSE now() + make_interval(secs => \(minInterval.timeInterval)) END,
+            due_at = CASE WHEN again_urgent THEN now() ELSE now() + make_interval(secs => \(minInterval.timeInterval)) END,
+            attempts = 0, again = false, again_urgent = false
+            """
+        let assignments: PostgresQuery
+        let device: PostgresQuery
+        switch outcome {
+        case .sent(let status):
+            assignments = """
+                sent_at = CASE WHEN again THEN NULL ELSE now() END, last_status = \(status), last_error = NULL,
+                \(rearm)
+                """
+            device = "UPDATE push_devices SET last_push_at = now() WHERE id = \(push.deviceID)"
+        case .failed(let status, let error, let retryAfter):
+            assignments = """
+                next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)), last_status = \(status),
+                last_error = \(Self.clip(error))
+                """
+            device = "UPDATE push_devices SET last_failure_at = now(), last_failure = \(Self.clip(error)) WHERE id = \(push.deviceID)"
+        case .dead(let status, let error):
+            assignments = """
+                dead_at = CASE WHEN again THEN NULL ELSE now() END, last_status = \(status), last_error = \(Self.clip(error)),
+                \(rearm)
+                """
+            device = "UPDATE push_devices SET last_failure_at = now(), last_failure = \(Self.clip(error)) WHERE id = \(push.deviceID)"
+        }
+        return try pool.withTransaction { connection in
+            guard try Self.leased.finish(id: push.id, claim: push.claim, set: assignments, on: connection) else { return false }
+            try connection.execute(device)
+            return true
+        }
+    }
+
+    /// Undelivered live wake-ups and dead ones, across all instances (`/metrics` gauges).
+    public func counts() throws -> (pending: Int, dead: Int) {
+        try Self.leased.counts(on: pool)
+    }
+
+    @discardableResult
+    public func prune(olderThan age: Duration) throws -> Int {
+        try Self.leased.prune(olderThan: age, on: pool)
+    }
+
+    static func clip(_ error: String) -> String {
+        error.count <= 500 ? error : String(error.prefix(500))
+    }
+}
