@@ -8,7 +8,7 @@
 // verifies the bearer JWT: ES256 (raw r||s) under the public key the test generated, `kid`
 // and `iss` as configured. It answers as `<dir>/script.json` tells it for that token (a list
 // consumed in order, e.g. ["403:ExpiredProviderToken", "200"]; "410:Unregistered:<ms>" adds a
-// timestamp), 200 otherwise, or 403 InvalidProviderToken / 400 with the failed check.
+// timestamp; "hang" never answers), 200 otherwise, or 403 InvalidProviderToken / 400 with the failed check.
 // Each request is appended to <dir>/requests.jsonl with the TLS session it came on.
 //
 // Usage: apns_fake.js --dir DIR --cert CERT --key KEY --public-key PUB --key-id KID --team TEAM --topic TOPIC
@@ -79,7 +79,7 @@ server.on('stream', (stream, headers) => {
     else if (!payload || !payload.aps || payload.aps['content-available'] !== 1) { status = 400; reason = 'PayloadEmpty'; }
     else {
       const answer = nextAnswer(token).split(':');
-      status = parseInt(answer[0], 10);
+      status = answer[0] === 'hang' ? 0 : parseInt(answer[0], 10);
       reason = answer[1] || null;
       if (answer[2]) timestamp = parseInt(answer[2], 10);
     }
@@ -90,6 +90,8 @@ server.on('stream', (stream, headers) => {
       session: stream.session.dispatchId, received_at: Date.now() / 1000,
     };
     fs.appendFileSync(path.join(dir, 'requests.jsonl'), JSON.stringify(record) + '\n');
+    // "hang": never answer (a sender killed mid-send).
+    if (reason === null && status === 0) return;
     const responseHeaders = { ':status': status, 'apns-id': crypto.randomUUID() };
     if (status === 200) { stream.respond(responseHeaders, { endStream: true }); return; }
     responseHeaders['content-type'] = 'application/json';

@@ -10,6 +10,7 @@ package struct PushCounts: Sendable, Equatable {
     package var droppedStale = 0
     package var dead = 0
     package var devicesRemoved = 0
+    package var interrupted = 0
     package var providerTokens = 0
     package var pending: Int?
     package var deadStored: Int?
@@ -26,6 +27,8 @@ extension PushSender: MetricsSource {
             ("push_dropped_stale_total", "Wake-ups dropped because they were owed too long to be worth sending.", counts.droppedStale),
             ("push_dead_total", "Wake-ups given up (a token the provider refused, a request it rejected).", counts.dead),
             ("push_devices_removed_total", "Devices removed because the provider no longer knows their token.", counts.devicesRemoved),
+            ("push_interrupted_total", "Wake-ups whose earlier send was cut short (a killed sender), postponed by one interval.",
+             counts.interrupted),
             ("push_provider_tokens_total", "Provider authentication tokens (APNs JWTs) signed.", counts.providerTokens),
         ]
         for (name, help, value) in counters {

@@ -13,6 +13,13 @@ extension PushSender {
     func attempt(_ push: PushOutboxQueue.Claimed) -> PushOutboxQueue.Outcome {
         let metadata: Logger.Metadata = ["push_id": .string(push.id.uuidString), "device_id": .string(push.deviceID.uuidString),
                                          "attempt": .stringConvertible(push.attempts)]
+        if push.interrupted {
+            // A sender died or hung holding this push, maybe after APNs took it: sending now
+            // could wake the phone twice within the interval. It is owed again after it.
+            count { $0.interrupted += 1 }
+            log.warning("push send interrupted earlier (instance killed?); owed again after the interval", metadata: metadata)
+            return .interrupted
+        }
         if Date().timeIntervalSince(push.dueAt) > policy.staleAfter.timeInterval {
             count { $0.droppedStale += 1 }
             log.info("push dropped: owed too long to be worth sending", metadata: metadata)

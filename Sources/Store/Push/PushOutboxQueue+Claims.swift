@@ -15,6 +15,9 @@ extension PushOutboxQueue {
         /// When the wake-up became owed (stale ones are dropped, not sent late).
         public let dueAt: Date
         public let attempts: Int
+        /// The previous holder's claim was never finished (it died or hung mid-send): APNs may
+        /// have accepted that push, so this one must not be sent within the interval.
+        public let interrupted: Bool
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -22,12 +25,15 @@ extension PushOutboxQueue {
         case failed(status: Int?, error: String, retryAfter: Duration)
         /// Given up: a token the provider refused, a stale wake-up, attempts used up.
         case dead(status: Int?, error: String)
+        /// Not sent because an earlier send's outcome is unknown (`Claimed.interrupted`): counted
+        /// as a push, and owed again one interval later, so nothing is lost or sent twice.
+        case interrupted
     }
 
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
         let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
-            o.id, o.device_id, o.reason, o.due_at, o.attempts, d.token, d.platform
-            """, joining: ("push_devices d", "d.id = o.device_id"), on: pool)
+            o.id, o.device_id, o.reason, o.due_at, o.attempts, d.token, d.platform, prev.claim IS NOT NULL AS interrupted
+            """, joining: ("push_devices d, push_outbox prev", "d.id = o.device_id AND prev.id = o.id"), on: pool)
         return try rows.map { row in
             let platform: String = try row.decode("platform")
             guard let known = PushDevice.Platform(rawValue: platform) else {
@@ -35,7 +41,7 @@ extension PushOutboxQueue {
             }
             return Claimed(id: try row.decode("id"), claim: claim, deviceID: try row.decode("device_id"), token: try row.decode("token"),
                            platform: known, reason: try row.decode("reason"), dueAt: try row.decode("due_at"),
-                           attempts: try row.decode("attempts"))
+                           attempts: try row.decode("attempts"), interrupted: try row.decode("interrupted"))
         }
     }
 
@@ -65,6 +71,13 @@ extension PushOutboxQueue {
                 last_error = \(Self.clip(error))
                 """
             device = "UPDATE push_devices SET last_failure_at = now(), last_failure = \(Self.clip(error)) WHERE id = \(push.deviceID)"
+        case .interrupted:
+            // `prev` in the claim read the row before it was claimed: the old claim is the proof.
+            assignments = """
+                last_status = NULL, last_error = 'an earlier send was interrupted; owed again after the interval',
+                \(rearm)
+                """
+            device = "UPDATE push_devices SET last_push_at = now() WHERE id = \(push.deviceID)"
         case .dead(let status, let error):
             assignments = """
                 dead_at = CASE WHEN again THEN NULL ELSE now() END, last_status = \(status), last_error = \(Self.clip(error)),
