@@ -12,6 +12,7 @@ package struct PushCounts: Sendable, Equatable {
     package var devicesRemoved = 0
     package var interrupted = 0
     package var providerTokens = 0
+    package var oauthTokens = 0
     package var pending: Int?
     package var deadStored: Int?
 }
@@ -30,6 +31,7 @@ extension PushSender: MetricsSource {
             ("push_interrupted_total", "Wake-ups whose earlier send was cut short (a killed sender), postponed by one interval.",
              counts.interrupted),
             ("push_provider_tokens_total", "Provider authentication tokens (APNs JWTs) signed.", counts.providerTokens),
+            ("push_fcm_access_tokens_total", "OAuth access tokens fetched for FCM.", counts.oauthTokens),
         ]
         for (name, help, value) in counters {
             output.family(name, type: "counter", help: help)

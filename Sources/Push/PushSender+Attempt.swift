@@ -25,9 +25,10 @@ extension PushSender {
             log.info("push dropped: owed too long to be worth sending", metadata: metadata)
             return .dead(status: nil, error: "stale: owed for longer than \(Int(policy.staleAfter.timeInterval)) s")
         }
-        guard let apns, push.platform == .ios else {
+        if push.platform == .android { return attemptFCM(push, metadata: metadata) }
+        guard let apns else {
             count { $0.dead += 1 }
-            return .dead(status: nil, error: "no provider is configured for \(push.platform.rawValue)")
+            return .dead(status: nil, error: "no provider is configured for ios")
         }
         do {
             var jwt = try apns.tokens.token()

@@ -19,6 +19,7 @@ package final class PushSender: Sendable {
     package let service: PushService
     package let policy: PushPolicy
     let apns: (settings: APNsSettings, tokens: APNsProviderToken, client: APNsClient)?
+    let fcm: (settings: FCMSettings, tokens: FCMAccessToken, client: FCMClient)?
     private let logger: Logger
     private let loop = BackgroundLoop(name: "push-sender")
     private let changes = Mutex<[(change: SyncService.Change, live: Set<UUID>)]>([])
@@ -27,8 +28,9 @@ package final class PushSender: Sendable {
     private let handled = Atomic<Int>(0)
     private let housekeeping = Mutex<(counts: ContinuousClock.Instant?, prune: ContinuousClock.Instant?)>((nil, nil))
 
-    /// `apns` nil: nothing is configured to send with, and no wake-up is queued.
-    package init(service: PushService, sync: SyncService, apns: APNsSettings?, policy: PushPolicy = PushPolicy(), logger: Logger) {
+    /// `apns` and `fcm` nil: nothing is configured to send with, and no wake-up is queued.
+    package init(service: PushService, sync: SyncService, apns: APNsSettings?, fcm: FCMSettings? = nil,
+                 policy: PushPolicy = PushPolicy(), logger: Logger) {
         self.service = service
         self.policy = policy
         self.logger = logger
@@ -36,7 +38,8 @@ package final class PushSender: Sendable {
             (settings, APNsProviderToken(key: settings.key, keyID: settings.keyID, teamID: settings.teamID),
              APNsClient(baseURL: settings.baseURL, caFile: settings.caFile, timeout: settings.timeout))
         }
-        guard apns != nil else { return }
+        self.fcm = fcm.map { ($0, FCMAccessToken(settings: $0), FCMClient(caFile: $0.caFile)) }
+        guard apns != nil || fcm != nil else { return }
         let live = sync.liveSessions
         // Runs on the fan-out thread: only a copy and a signal, the work is this sender's.
         sync.subscribeToChanges { [weak self] change in
@@ -55,14 +58,15 @@ package final class PushSender: Sendable {
     package var counts: PushCounts {
         var counts = state.withLock { $0 }
         counts.providerTokens = apns?.tokens.signed ?? 0
+        counts.oauthTokens = fcm?.tokens.fetched ?? 0
         return counts
     }
 
     /// The platforms a wake-up can be sent to (devices of others are not queued).
-    var platforms: [PushDevice.Platform] { apns == nil ? [] : [.ios] }
+    var platforms: [PushDevice.Platform] { (apns == nil ? [] : [.ios]) + (fcm == nil ? [] : [.android]) }
 
     package func start() {
-        guard apns != nil else { return }
+        guard apns != nil || fcm != nil else { return }
         loop.start { [self] in turn() }
     }
 

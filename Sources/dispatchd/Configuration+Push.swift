@@ -5,17 +5,23 @@ import Push
 import Sync
 
 extension Configuration {
-    /// Silent push (`APNS_*`, `PUSH_MIN_INTERVAL`, docs/operators/push.md). Without
-    /// APNS_KEY_FILE nothing is sent and no wake-up is queued; devices still register.
+    /// Silent push (`APNS_*`, `FCM_*`, `PUSH_MIN_INTERVAL`, docs/operators/push.md). A platform
+    /// without its provider's key gets no wake-up; devices still register.
     struct PushSettings: Sendable {
         var apns: APNsSettings?
+        /// FCM_SERVICE_ACCOUNT_FILE, FCM_URL, FCM_TOKEN_URL: Android devices; nil: not woken.
+        var fcm: FCMSettings?
         /// PUSH_MIN_INTERVAL: seconds between two ordinary wake-ups of one device (default 1200).
         var minInterval: Double = 1200
 
         static func load(_ reader: EnvironmentReader) throws(ConfigurationError) -> PushSettings {
             var settings = PushSettings()
             settings.minInterval = try reader.seconds(.pushMinInterval, default: 1200)
+            settings.fcm = try loadFCM(reader)
             guard let keyFile = reader.string(.apnsKeyFile) else {
+                if reader.string(.apnsURL) != nil || reader.string(.apnsCAFile) != nil {
+                    throw ConfigurationError("APNS_URL or APNS_CA_FILE is set but APNS_KEY_FILE is not")
+                }
                 for setting in [Setting.apnsKeyID, .apnsTeamID, .apnsTopic] where reader.string(setting) != nil {
                     throw ConfigurationError("\(setting.name) is set but APNS_KEY_FILE is not: set both, or neither")
                 }
@@ -49,10 +55,34 @@ extension Configuration {
             return settings
         }
 
+        /// Google's URLs must be https; http is accepted only for a loopback address (a test's fake).
+        static func loadFCM(_ reader: EnvironmentReader) throws(ConfigurationError) -> FCMSettings? {
+            let urls = (reader.string(.fcmURL), reader.string(.fcmTokenURL))
+            guard let file = reader.string(.fcmServiceAccountFile) else {
+                if urls.0 != nil || urls.1 != nil { throw ConfigurationError("FCM_URL or FCM_TOKEN_URL is set but FCM_SERVICE_ACCOUNT_FILE is not") }
+                return nil
+            }
+            for (setting, url) in [(Setting.fcmURL, urls.0), (.fcmTokenURL, urls.1)] {
+                guard let url else { continue }
+                let lower = url.lowercased()
+                guard lower.hasPrefix("https://") || lower.hasPrefix("http://127.0.0.1") || lower.hasPrefix("http://localhost") else {
+                    throw ConfigurationError("\(setting.name) must be an https URL (http only for 127.0.0.1 or localhost; got \"\(url)\")")
+                }
+            }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError("FCM_SERVICE_ACCOUNT_FILE \(file) cannot be read")
+            }
+            do {
+                return try FCMSettings(serviceAccountJSON: data, tokenURL: urls.1, baseURL: urls.0, caFile: nil)
+            } catch {
+                throw ConfigurationError("FCM_SERVICE_ACCOUNT_FILE \(file) \(error.message)")
+            }
+        }
+
         func sender(service: PushService, sync: SyncService, logger: Logger) -> PushSender {
             var policy = PushPolicy()
             policy.minInterval = .milliseconds(Int64(minInterval * 1000))
-            return PushSender(service: service, sync: sync, apns: apns, policy: policy, logger: logger)
+            return PushSender(service: service, sync: sync, apns: apns, fcm: fcm, policy: policy, logger: logger)
         }
     }
 }

@@ -24,7 +24,8 @@ final class PushWorld {
     static let tokenA = "aaaa0000aaaa0000aaaa0000aaaa0000"
     static let tokenB = "bbbb1111bbbb1111bbbb1111bbbb1111"
 
-    init(minInterval: Duration = .seconds(3600)) throws {
+    /// `fcm`: also wake Android devices through this fake.
+    init(minInterval: Duration = .seconds(3600), fcm: FCMFake? = nil) throws {
         app = try AuthTestServer()
         fake = try APNsFake()
         admin = try app.login().access
@@ -47,7 +48,12 @@ final class PushWorld {
         logger.logLevel = .critical
         guard let sync = app.sync else { throw AuthTestError.unexpected(0, "no sync service") }
         sync.start()
-        sender = PushSender(service: PushService(pool: app.database.pool), sync: sync, apns: settings, policy: policy, logger: logger)
+        let fcmSettings = try fcm.map { fake in
+            try FCMSettings(serviceAccountJSON: Data(contentsOf: URL(fileURLWithPath: fake.serviceAccountFile)), tokenURL: fake.tokenURL,
+                            baseURL: fake.url, caFile: nil)
+        }
+        sender = PushSender(service: PushService(pool: app.database.pool), sync: sync, apns: settings, fcm: fcmSettings, policy: policy,
+                            logger: logger)
         sender.start()
         a = (try Self.uuid(aID), aToken, try Self.register(app, token: aToken, device: Self.tokenA))
         b = (try Self.uuid(bID), bToken, try Self.register(app, token: bToken, device: Self.tokenB))
