@@ -132,3 +132,38 @@ final class LongPoll: @unchecked Sendable {
     var status: Int? { lock.withLock { answer } }
     func finish(_ status: Int) { lock.withLock { answer = status } }
 }
+
+/// What the sender does with APNs' temporary refusals and with wake-ups owed too long.
+@Suite(.serialized) struct PushRetryTests {
+    @Test func serviceUnavailableIsRetriedAndTooManyRequestsBacksTheDeviceOff() throws {
+        let world = try PushWorld()
+        try world.fake.script([PushWorld.tokenB: ["503:ServiceUnavailable"], PushWorld.tokenA: ["429:TooManyRequests"]])
+        try world.patchTask("One")
+        try world.settle()
+        // 503: tried again two seconds later, and taken.
+        #expect(try world.wait { try world.fake.requests(to: PushWorld.tokenB).map(\.status) == [503, 200] })
+        // 429: that device waits a minute; its wake-up is still owed.
+        #expect(try world.wait { try world.scalar("""
+            SELECT (next_attempt_at > now() + interval '50 seconds')::text FROM push_outbox
+            WHERE device_id = '\(world.a.device)' AND sent_at IS NULL AND dead_at IS NULL AND last_status = 429
+            """) == "true" })
+        #expect(try world.fake.requests(to: PushWorld.tokenA).map(\.status) == [429])
+    }
+
+    @Test func aWakeUpOwedTooLongIsDroppedNotSentLate() throws {
+        let world = try PushWorld()
+        try world.fake.script([PushWorld.tokenB: ["503:ServiceUnavailable"]])
+        try world.patchTask("One")
+        try world.settle()
+        #expect(try world.wait { try world.fake.requests(to: PushWorld.tokenB).count == 1 })
+        // It has been owed for ten minutes by the time it is due again.
+        #expect(try world.app.database.pool.execute("""
+            UPDATE push_outbox SET due_at = now() - interval '10 minutes', next_attempt_at = now()
+            WHERE sent_at IS NULL AND dead_at IS NULL AND last_status = 503
+            """) == 1)
+        #expect(world.wait { world.sender.counts.droppedStale == 1 })
+        #expect(try world.fake.requests(to: PushWorld.tokenB).count == 1)
+        #expect(try world.wait { try world.scalar(
+            "SELECT (dead_at IS NOT NULL AND last_error LIKE 'stale%')::text FROM push_outbox WHERE device_id = '\(world.b.device)'") == "true" })
+    }
+}
