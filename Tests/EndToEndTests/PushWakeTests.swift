@@ -87,6 +87,14 @@ import Testing
         let listed = try world.app.request("GET", "/v1/devices", token: world.b.token)
         #expect((listed.json?["items"] as? [Any])?.isEmpty == true)
         #expect(world.sender.counts.devicesRemoved == 1)
+        // 400 BadDeviceToken (say, a sandbox token sent to production) removes it too.
+        let again = try PushWorld.register(world.app, token: world.b.token, device: PushWorld.tokenB)
+        try world.fake.script([PushWorld.tokenB: ["400:BadDeviceToken"]])
+        try world.reset()
+        try world.patchTask("Three")
+        try world.settle()
+        #expect(try world.wait { try world.scalar("SELECT count(*)::text FROM push_devices WHERE id = '\(again)'") == "0" })
+        #expect(world.sender.counts.devicesRemoved == 2)
     }
 
     @Test func expiredProviderTokenMakesANewJWTExactlyOnce() throws {
