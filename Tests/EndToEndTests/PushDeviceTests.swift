@@ -28,8 +28,14 @@ import Testing
         let id = try #require(first.json?["id"] as? String)
         #expect(again.json?["id"] as? String == id && first.json?["platform"] as? String == "ios")
         #expect(try items(app, admin).count == 1)
-        // The phone changes hands: Rita registers the same token.
+        // A wake-up owed to the admin's phone survives the admin registering again (every launch)…
+        let owed = "SELECT count(*)::text FROM push_outbox WHERE device_id = '\(id)'"
+        try app.database.pool.execute(PostgresQuery(sql: "INSERT INTO push_outbox (device_id, reason) VALUES ('\(id)', 'changed')"))
+        _ = try register(app, admin)
+        #expect(try app.database.pool.query(PostgresQuery(sql: owed)).first?.decode(0, as: String.self) == "1")
+        // …but not the phone changing hands: Rita registers the same token.
         let moved = try register(app, rita)
+        #expect(try app.database.pool.query(PostgresQuery(sql: owed)).first?.decode(0, as: String.self) == "0")
         #expect(moved.status == 200 && moved.json?["id"] as? String == id)
         #expect(try items(app, admin).isEmpty && items(app, rita).count == 1)
         // Only the owner may remove it: the admin's attempt is "no such device".

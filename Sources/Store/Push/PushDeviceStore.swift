@@ -29,16 +29,19 @@ public struct PushDeviceStore: Sendable {
 
     /// Idempotent on the token: registering it again (by anyone) moves the row to this user
     /// and session and renews `registered_at`; the id stays, so a re-registration is the same
-    /// device. A token that changes hands sheds its previous owner's pending wake-up.
+    /// device. A token that changes hands sheds the wake-up still owed to its previous owner.
     public func register(user: UUID, session: UUID, platform: PushDevice.Platform, token: String, appID: String) throws -> PushDevice {
         try pool.withTransaction { connection in
+            // `previous` reads the row as it was before this statement: the owner it leaves.
             let rows = try connection.query("""
+                WITH previous AS (SELECT user_id FROM push_devices WHERE token = \(token))
                 INSERT INTO push_devices (user_id, session_id, platform, token, app_id)
                 VALUES (\(user), \(session), \(platform.rawValue), \(token), \(appID))
                 ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id, session_id = EXCLUDED.session_id,
                        platform = EXCLUDED.platform, app_id = EXCLUDED.app_id, registered_at = now(),
                        last_failure_at = NULL, last_failure = NULL
-                RETURNING \(unsafeSQL: Self.columns), (xmax <> 0) AS moved
+                RETURNING \(unsafeSQL: Self.columns),
+                          coalesce((SELECT p.user_id <> \(user) FROM previous p), false) AS moved
                 """)
             guard let row = rows.first else { throw DomainError.internalError }
             let device = try Self.decode(row)
