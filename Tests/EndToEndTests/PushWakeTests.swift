@@ -1,4 +1,5 @@
 import Foundation
+import Realtime
 import Store
 import Testing
 
@@ -66,6 +67,26 @@ import Testing
         #expect(try world.wait { try world.pushes(to: PushWorld.tokenA) == 1 })
         #expect(try world.pushes(to: PushWorld.tokenB) == 0)
         #expect(try world.outboxRows(world.b.device) == 0, "the listening device was queued")
+    }
+
+    @Test func aDeviceWhoseSessionHoldsARealtimeChannelIsSkippedUntilTheChannelCloses() throws {
+        let world = try PushWorld()
+        let sync = try #require(world.app.sync)
+        let service = RealtimeService(auth: world.app.auth, sync: sync, tokenCheckInterval: .milliseconds(200))
+        defer { service.stop() }
+        let client = try RealtimeTestClient(service)
+        let join = try client.join("work", token: world.b.token, changes: [RealtimeChannelTests.tasks])
+        #expect(sync.liveSessions.current.count == 1)
+        try world.patchTask("While B watches")
+        try world.settle()
+        #expect(try world.wait { try world.pushes(to: PushWorld.tokenA) == 1 })
+        #expect(try world.pushes(to: PushWorld.tokenB) == 0 && world.outboxRows(world.b.device) == 0)
+        // Leaving the channel ends the hold: the next change wakes B's phone.
+        _ = try client.push(topic: "realtime:work", event: "phx_leave", payload: [:], joinRef: join.joinRef)
+        #expect(world.wait { sync.liveSessions.current.isEmpty })
+        try world.patchTask("After B left")
+        try world.settle()
+        #expect(try world.wait { try world.pushes(to: PushWorld.tokenB) == 1 })
     }
 
     @Test func unregisteredRemovesTheDeviceUnlessItRegisteredAgainAfterApplesTimestamp() throws {
