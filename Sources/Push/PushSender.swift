@@ -118,9 +118,12 @@ package final class PushSender: Sendable {
             logger.warning("push outbox unavailable", metadata: ["error": .string(String(describing: error))])
             return 0
         }
+        let started = ContinuousClock.now
         for push in batch {
-            if stopping.load(ordering: .relaxed) { break }
-            let outcome = attempt(push)
+            // Stopping, or past half the lease (slow answers): hand the rest back untouched, so
+            // the next claim does not take them for interrupted sends.
+            let late = ContinuousClock.now - started > policy.lease / 2
+            let outcome = stopping.load(ordering: .relaxed) || late ? .released : attempt(push)
             do {
                 try service.outbox.finish(push, outcome, minInterval: policy.minInterval)
             } catch {

@@ -28,6 +28,9 @@ extension PushOutboxQueue {
         /// Not sent because an earlier send's outcome is unknown (`Claimed.interrupted`): counted
         /// as a push, and owed again one interval later, so nothing is lost or sent twice.
         case interrupted
+        /// Not attempted (the sender is stopping, or its lease is running out): handed back
+        /// as it was, due at once, so whoever claims it next sends it normally.
+        case released
     }
 
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
@@ -78,6 +81,11 @@ extension PushOutboxQueue {
                 \(rearm)
                 """
             device = "UPDATE push_devices SET last_push_at = now() WHERE id = \(push.deviceID)"
+        case .released:
+            return try pool.withConnection { connection in
+                try Self.leased.finish(id: push.id, claim: push.claim,
+                                       set: "next_attempt_at = now(), attempts = greatest(attempts - 1, 0)", on: connection)
+            }
         case .dead(let status, let error):
             assignments = """
                 dead_at = CASE WHEN again THEN NULL ELSE now() END, last_status = \(status), last_error = \(Self.clip(error)),
