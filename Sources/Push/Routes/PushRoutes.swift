@@ -17,12 +17,9 @@ package enum PushRoutes {
             var body = try JSONRequestBody(request, allowed: ["platform", "token", "app_id"])
             let platformText = body.string("platform", required: true)
             let platform = platformText.flatMap(PushDevice.Platform.init(rawValue:))
-            if platformText != nil, platform == nil {
-                body.add(FieldError(field: "platform", code: .invalidValue, message: "Must be ios or android."))
-            }
             let token = body.string("token", required: true)
             let appID = body.string("app_id", required: true)
-            PushService.check(token: token, appID: appID).forEach { body.add($0) }
+            PushDeviceRules.problems(platform: platformText, token: token, appID: appID).forEach { body.add($0) }
             try body.finish()
             guard let platform, let token, let appID else { throw JSONRequestBody.validationFailed(body.errors) }
             guard let session = principal.sessionID else {
