@@ -52,6 +52,11 @@ import Testing
         let fields = bad.json?["details"] as? [[String: Any]] ?? []
         #expect(Set(fields.compactMap { $0["field"] as? String }) == ["platform", "token", "app_id"])
         #expect(try app.request("POST", "/v1/devices", token: admin, json: ["platform": "ios", "token": Self.token]).status == 422)
+        // The token becomes a URL path segment at APNs: nothing that could leave it.
+        for token in ["abcdef12?x=1", "abcdef12#frag", "abcdef12%2F..", "abcdef12\u{7F}"] {
+            let refused = try app.request("POST", "/v1/devices", token: admin, json: ["platform": "ios", "token": token, "app_id": "a"])
+            #expect(refused.status == 422, "\(token)")
+        }
         let key = try #require(try app.request("POST", "/v1/api-keys", token: admin, json: ["name": "ci"]).json?["key"] as? String)
         let refused = try register(app, key)
         #expect(refused.status == 403 && refused.json?["code"] as? String == "session_required")
