@@ -78,12 +78,15 @@ let package = Package(
         // Webhooks: endpoints admins register, the durable delivery outbox, the signing sender
         // (libcurl, SSRF-guarded at connect time).
         .target(name: "Webhooks", dependencies: capability + ["Accounts", "Mail", "Credentials", "OutboundHTTP"]),
+        // Push: devices phones register, the coalesced wake-up outbox filled from Sync's change
+        // stream, and its sender (APNs over HTTP/2 through libcurl, ES256 provider tokens).
+        .target(name: "Push", dependencies: capability + ["Accounts", "Sync", "Credentials", "CLibCurl"]),
         // Operations: readiness, metrics, the backups' status.
         .target(name: "Operations", dependencies: capability),
         // The composition root: builds the services, registers the route groups with their error
         // style, and orders the middleware.
         .target(name: "API", dependencies: capability + [
-            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail", "Slack", "Webhooks",
+            "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "Mail", "Slack", "Webhooks", "Push",
         ]),
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
@@ -95,7 +98,7 @@ let package = Package(
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
             "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console",
-            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", "Slack", "Webhooks", logging,
+            "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", "Slack", "Webhooks", "Push", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -114,6 +117,6 @@ let package = Package(
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: [
             "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd",
-            "Slack", "Webhooks", "Mail", "Store", "Domain", "Credentials"]),
+            "Slack", "Webhooks", "Push", "Mail", "Store", "Domain", "Credentials"]),
     ]
 )

@@ -13,6 +13,7 @@ import Supabase
 import Slack
 import Sync
 import Webhooks
+import Push
 
 /// The HTTP application: every route family registered on one router, and the middleware
 /// that wraps them. Each family lives in its own `…Routes.swift` and is added here.
@@ -40,6 +41,10 @@ package struct APIApplication: Sendable {
     package let webhooks: WebhookService?
     /// This instance's webhook sender, for its `webhook_*` metrics (set by `serve`).
     package var webhookSender: WebhookSender?
+    /// Devices registered for silent pushes (`/v1/devices`); present with authentication.
+    package let push: PushService?
+    /// This instance's push sender, for its `push_*` metrics (set by `serve`).
+    package var pushSender: PushSender?
     /// This instance's mail sender, for its `mail_*` metrics (set by `serve`).
     package var mailSender: MailSender?
     /// Slack, both ways (set by `serve`): its inbound and admin routes and its metrics.
@@ -69,6 +74,7 @@ package struct APIApplication: Sendable {
         realtime = auth.flatMap { auth in sync.map { RealtimeService(auth: auth, sync: $0, publicBroadcast: realtimePublicBroadcast) } }
         self.listPaging = listPaging
         webhooks = auth.flatMap { auth in serverSecret.map { WebhookService(pool: auth.pool, serverSecret: $0) } }
+        push = auth.map { PushService(pool: $0.pool) }
     }
 
     /// What `GET /metrics` reports, in order: requests, the database pool, then each
@@ -81,6 +87,7 @@ package struct APIApplication: Sendable {
         if let mailSender { sources.append(mailSender) }
         if let slack { sources.append(slack) }
         if let webhookSender { sources.append(webhookSender) }
+        if let pushSender { sources.append(pushSender) }
         if let backups { sources.append(backups) }
         return sources
     }
@@ -111,6 +118,7 @@ package struct APIApplication: Sendable {
             if let sync { SyncRoutes.register(on: &api, auth: auth, sync: sync) }
             if let slack { SlackRoutes.register(on: &api, auth: auth, slack: slack) }
             if let webhooks { WebhookRoutes.register(on: &api, auth: auth, webhooks: webhooks) }
+            if let push { PushRoutes.register(on: &api, push: push) }
         }
         SupabaseRoutes.register(on: &router, auth: auth, restDelta: restDelta)
         return router

@@ -16,4 +16,9 @@ public enum CredentialsError: Error, Equatable, Sendable {
     case tokenExpired
     /// OpenSSL refused to seal a token (`TokenSealer`).
     case sealingFailed
+    /// A provider key file (APNs `.p8`, a service account's key) that is not a PEM private key
+    /// of a supported kind (P-256 or RSA).
+    case signingKeyInvalid
+    /// OpenSSL refused to sign with a provider key.
+    case signingFailed
 }

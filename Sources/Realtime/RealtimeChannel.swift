@@ -21,6 +21,23 @@ final class RealtimeChannel: Sendable {
     /// The rule of a private topic, checked again before each broadcast and at a token change.
     let privateTopic: PrivateTopic?
 
+    /// The session whose phone this channel keeps up to date (held in `LiveSessions` from the
+    /// join to the close, whatever token refreshes replace the identity meanwhile).
+    let heldSession: UUID
+    /// Only a channel with postgres_changes subscriptions receives the user's changes.
+    var holdsSession: Bool { !subscriptions.isEmpty }
+    private let sessionHeld = Atomic<Bool>(false)
+
+    /// Marks the session held; true the first time (hold it then, once).
+    func takeSessionHold() -> Bool {
+        holdsSession && !sessionHeld.exchange(true, ordering: .relaxed)
+    }
+
+    /// Ends the hold; true when there was one (release it then, once).
+    func dropSessionHold() -> Bool {
+        sessionHeld.exchange(false, ordering: .relaxed)
+    }
+
     private struct State {
         var identity: RealtimeIdentity
         var held: [PhoenixOutbound]? = []
@@ -45,6 +62,7 @@ final class RealtimeChannel: Sendable {
         self.room = room
         self.privateTopic = privateTopic
         state = Mutex(State(identity: identity))
+        heldSession = identity.sessionID
         self.send = send
         self.expire = expire
         self.revoked = revoked

@@ -141,6 +141,8 @@ extension RealtimeConnection {
         // Broadcasts from other instances reach this member from here on.
         service.bus.ensureListening()
         service.hub.join(channel)
+        // A channel that receives changes makes its session live: no push wakes that phone.
+        if channel.takeSessionHold() { service.sync.liveSessions.hold(channel.heldSession) }
         let stillOpen = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.channels[channel.topic] = channel

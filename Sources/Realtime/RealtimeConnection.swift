@@ -103,6 +103,7 @@ final class RealtimeConnection: WebSocketHandler, Sendable {
     /// Forgets a channel everywhere it is registered (feed, hub); sends nothing.
     func release(_ channel: RealtimeChannel) {
         _ = channel.markClosed()
+        if channel.dropSessionHold() { service.sync.liveSessions.release(channel.heldSession) }
         if let id = channel.registration { service.feed.unregister(id) }
         service.hub.leave(channel)
     }

@@ -38,17 +38,27 @@ package final class OutboxWorker: Sendable {
         self.logger = logger
     }
 
-    /// Starts the thread; false when already started or stopped.
+    /// Starts the thread; false when already started or stopped. `hasNewWork` is asked with
+    /// the lock held before resting: work that `wake()` announced during the round is not left
+    /// waiting for the rest to end.
     @discardableResult
-    package func start(round: @escaping @Sendable () -> Duration, housekeeping: Housekeeping) -> Bool {
+    package func start(round: @escaping @Sendable () -> Duration, housekeeping: Housekeeping,
+                       hasNewWork: (@Sendable () -> Bool)? = nil) -> Bool {
         loop.start { [self] in
             loop.condition.unlock()
             let rest = round()
             housekeep(housekeeping)
             loop.condition.lock()
-            guard !loop.isStopped, rest > .zero else { return }
+            guard !loop.isStopped, rest > .zero, !(hasNewWork?() ?? false) else { return }
             _ = loop.condition.wait(until: Date().addingTimeInterval(rest.timeInterval))
         }
+    }
+
+    /// Cuts the rest short: new work arrived (from another thread).
+    package func wake() {
+        loop.condition.lock()
+        loop.condition.signal()
+        loop.condition.unlock()
     }
 
     /// Stops the thread once the round in flight ends (the sender bounds it: its transport's

@@ -27,6 +27,8 @@ package final class SyncService: Sendable {
     package let devices: DeviceActivity
     package let fanout: ChangeFanout
     package let waiters: SyncWaiters
+    /// Sessions holding a live long-poll or Realtime channel on this instance (push skips them).
+    package let liveSessions: LiveSessions
     /// Hourly housekeeping: the feed's access history, and `Idempotency-Key` answers past
     /// 24 hours.
     private let pruner: PeriodicPruner
@@ -46,7 +48,9 @@ package final class SyncService: Sendable {
             try feed.audience(since: $0)
         }
         self.fanout = fanout
-        let waiters = SyncWaiters(sharedRead: { try feed.sharedPages(viewers: $0, cursor: $1, limit: $2) },
+        let live = LiveSessions()
+        liveSessions = live
+        let waiters = SyncWaiters(sharedRead: { try feed.sharedPages(viewers: $0, cursor: $1, limit: $2) }, live: live,
                                   requestChange: { fanout.requestRead() })
         fanout.subscribe { waiters.changed($0) }
         self.waiters = waiters

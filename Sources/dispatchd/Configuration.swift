@@ -62,6 +62,8 @@ struct Configuration: Sendable {
     var backup: BackupSettings
     /// Outgoing webhooks: the address guard's allow-list and the timeout (Configuration+Webhooks.swift).
     var webhooks = WebhookSettings()
+    /// Silent push: the APNs key, topic and URL, the pacing (Configuration+Push.swift).
+    var push = PushSettings()
 
     /// HTTP limits and timeouts; nil keeps the server's built-in default.
     struct HTTPLimits: Sendable {
@@ -198,7 +200,8 @@ struct Configuration: Sendable {
             slackHooksBaseURL: try Self.slackHooksBaseURL(reader),
             emailAuth: try EmailAuthOptions.load(reader),
             backup: try BackupSettings.load(reader, dataDirectory: dataDirectory, embedded: databaseURL == nil),
-            webhooks: try WebhookSettings.load(reader)
+            webhooks: try WebhookSettings.load(reader),
+            push: try PushSettings.load(reader)
         )
     }
 }

@@ -11,6 +11,7 @@ import Slack
 import Store
 import Sync
 import Webhooks
+import Push
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -103,6 +104,10 @@ struct ServeCommand: ParsableCommand {
         application.slack = slack
         let webhookSender = application.webhooks.map { configuration.webhooks.sender(service: $0, outbox: mail.outbox, logger: logger) }
         application.webhookSender = webhookSender
+        let pushSender = application.push.flatMap { push in
+            application.sync.map { configuration.push.sender(service: push, sync: $0, logger: logger) }
+        }
+        application.pushSender = pushSender
         application.publicURLIsSet = configuration.mail.publicURL != nil
         let dailyBackups = configuration.backup.daily
             ? DailyBackups(maker: BackupMaker(target: session.target,
@@ -141,6 +146,8 @@ struct ServeCommand: ParsableCommand {
         defer { slack.stop() }
         webhookSender?.start()
         defer { webhookSender?.stop() }
+        pushSender?.start()
+        defer { pushSender?.stop() }
         logger.info("listening", metadata: ["url": .string(url)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))

@@ -14,7 +14,7 @@ import Postgres
 /// Listings are handed over whatever their status (a closed listing still needs an owner),
 /// except deleted ones, which no write may change (`StatusRules`) and keep their history.
 /// Deactivating the account is a separate step (People), so an admin can off-board first and
-/// check the result.
+/// check the result. Their push devices are removed with the rest.
 public struct Offboarding: Sendable {
     public let pool: PostgresPool
 
@@ -78,6 +78,8 @@ public struct Offboarding: Sendable {
                 if listing.staff == user { result.listingsStaffed += 1 }
                 _ = try listings.modify(connection, admin, id: listing.id, input: input, patch: true, check: .none)
             }
+            // A leaving person's phones stop being woken: their work is no longer theirs.
+            try PushDeviceStore(pool: pool).removeAll(user: user, on: connection)
             return result
         }
     }

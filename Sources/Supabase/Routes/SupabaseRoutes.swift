@@ -20,6 +20,7 @@ package enum SupabaseRoutes {
         router.group(auth: .required, errorStyle: .postgREST) { api in
             RestReadRoutes.register(on: &api, auth: auth, store: RestReadStore(pool: auth.pool), delta: restDelta)
             RestWriteRoutes.register(on: &api, auth: auth)
+            RestPushDeviceRoutes.register(on: &api, auth: auth)
             RestRPCRoutes.register(on: &api, auth: auth)
         }
         router.group(auth: .anonymous, errorStyle: .storage) { open in

@@ -57,7 +57,7 @@ package enum SyncRoutes {
             let logger = context.logger  // not the whole context: a parked request should stay small
             // Requests asking the same question share one page read per wake-up, and those of
             // different users at the same cursor one shared read (SyncWaiters).
-            let waiter = SyncWaiters.Waiter(viewer: viewer, cursor: request.cursor, limit: request.limit, seen: page.next.since,
+            let waiter = SyncWaiters.Waiter(viewer: viewer, session: principal.sessionID, cursor: request.cursor, limit: request.limit, seen: page.next.since,
                                             deadline: deadline, epoch: epoch, completion: completion) { final in
                 do {
                     return SyncWaiters.Waiter.response(to: try feed.page(viewer: viewer, cursor: request.cursor, limit: request.limit),

@@ -8,6 +8,8 @@ extension SyncWaiters {
     /// unless `final` is set (the deadline passed: answer whatever).
     package struct Waiter: Sendable {
         let viewer: Viewer
+        /// The caller's sign-in session (nil for an API key): it is live while parked.
+        let session: UUID?
         let cursor: SyncCursor
         let limit: Int
         /// The snapshot the request's first (empty) page reflected.
@@ -29,10 +31,11 @@ extension SyncWaiters {
         /// (SyncFeed.sharedPages); nil for other cursors.
         var sharedQuestion: String? { cursor.isPlainDelta ? asked : nil }
 
-        init(viewer: Viewer, cursor: SyncCursor, limit: Int, seen: SyncSnapshot?, deadline: ContinuousClock.Instant,
+        init(viewer: Viewer, session: UUID? = nil, cursor: SyncCursor, limit: Int, seen: SyncSnapshot?, deadline: ContinuousClock.Instant,
              epoch: String, completion: ResponseCompletion, check: @escaping @Sendable (_ final: Bool) -> Answer?,
              answered: @escaping @Sendable (SyncCursor) -> Void) {
             self.viewer = viewer
+            self.session = session
             self.epoch = epoch
             self.cursor = cursor
             self.limit = limit

@@ -30,6 +30,8 @@ package final class SyncWaiters: @unchecked Sendable {
     package let parallelChecks: Int
     private let sharedRead: SharedRead?
     private let requestChange: @Sendable () -> Void
+    /// The sessions of parked requests (a push to their phone would be wasted).
+    package let live: LiveSessions
     // Everything below is guarded by `condition`'s lock.
     private let loop = BackgroundLoop(name: "sync-waiters")
     private var condition: NSCondition { loop.condition }
@@ -45,8 +47,10 @@ package final class SyncWaiters: @unchecked Sendable {
     private var nextID: UInt64 = 0
 
     /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
-    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, requestChange: @escaping @Sendable () -> Void) {
+    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, live: LiveSessions = LiveSessions(),
+                 requestChange: @escaping @Sendable () -> Void) {
         self.parallelChecks = parallelChecks
+        self.live = live
         self.sharedRead = sharedRead
         self.requestChange = requestChange
     }
@@ -79,6 +83,7 @@ package final class SyncWaiters: @unchecked Sendable {
         let id = nextID
         nextID += 1
         waiters[id] = waiter
+        if let session = waiter.session { live.hold(session) }
         let covered = waiter.seen.flatMap { seen in lastChange.map { seen.covers($0) } } ?? false
         if !covered { fresh.insert(id) }
         condition.signal()
@@ -88,7 +93,7 @@ package final class SyncWaiters: @unchecked Sendable {
         waiter.completion.onCancel { [weak self] in
             guard let self else { return }
             self.condition.lock()
-            self.waiters[id] = nil
+            self.remove(id)
             self.fresh.remove(id)
             self.due.remove(id)
             self.condition.unlock()
@@ -99,7 +104,7 @@ package final class SyncWaiters: @unchecked Sendable {
         loop.stop()
         condition.lock()
         let leftovers = waiters
-        waiters = [:]
+        for id in leftovers.keys { remove(id) }
         condition.unlock()
         for waiter in leftovers.values {
             waiter.completion.complete(with: HTTPError(status: .serviceUnavailable, code: ErrorCode.shuttingDown.rawValue,
@@ -125,7 +130,7 @@ package final class SyncWaiters: @unchecked Sendable {
             return
         }
         for id in expired.keys {
-            waiters[id] = nil
+            remove(id)
             fresh.remove(id)
             due.remove(id)
         }
@@ -184,11 +189,19 @@ package final class SyncWaiters: @unchecked Sendable {
     private func answer(_ group: [(UInt64, Waiter)], with found: Answer, final: Bool) {
         locked { checkCount += group.count }
         for (id, waiter) in group {
-            let stillParked = final || locked { waiters.removeValue(forKey: id) != nil }
+            let stillParked = final || locked { remove(id) }
             guard stillParked else { continue }
             if let next = found.next { waiter.answered(next) }
             waiter.completion.complete(with: found.response)
         }
+    }
+
+    /// Removes a waiter (lock held) and releases its session's hold; false when it was gone.
+    @discardableResult
+    private func remove(_ id: UInt64) -> Bool {
+        guard let waiter = waiters.removeValue(forKey: id) else { return false }
+        if let session = waiter.session { live.release(session) }
+        return true
     }
 
     private func locked<Result>(_ body: () -> Result) -> Result {

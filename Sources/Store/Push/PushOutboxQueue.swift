@@ -1,0 +1,87 @@
+import Domain
+import Foundation
+import Postgres
+
+/// `push_outbox`: the wake-ups owed to devices, one pending row per device at most, claimed by
+/// the senders under a lease (`LeasedQueue`, the mail and webhook outboxes' machinery).
+public struct PushOutboxQueue: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    static let leased = LeasedQueue(table: "push_outbox")
+
+    /// Who a change reaches and how: `users` from the change stream (or `everyone`; the stream
+    /// leaves out administrators, who see every change, so their devices are added), `urgent`
+    /// ones at once, `actors` (only their own claim changed) not at all, and no device whose
+    /// session already holds a live long-poll or Realtime channel (`liveSessions`).
+    public struct Wake: Sendable, Equatable {
+        public var users: Set<UUID>
+        public var everyone: Bool
+        public var urgent: Set<UUID>
+        public var actors: Set<UUID>
+        public var liveSessions: Set<UUID>
+        /// Platforms a provider is configured for (`ios`, `android`): other devices are skipped.
+        public var platforms: [String]
+
+        public init(users: Set<UUID>, everyone: Bool, urgent: Set<UUID>, actors: Set<UUID>, liveSessions: Set<UUID>,
+                    platforms: [String]) {
+            self.users = users
+            self.everyone = everyone
+            self.urgent = urgent
+            self.actors = actors
+            self.liveSessions = liveSessions
+            self.platforms = platforms
+        }
+    }
+
+    /// The urgent users and the claim actors of what committed after `since` and is visible
+    /// in `upto` (`dispatch_push_reasons`, migrations/0036).
+    public func reasons(since: SyncSnapshot, upto: SyncSnapshot) throws -> (urgent: Set<UUID>, actors: Set<UUID>) {
+        var urgent = Set<UUID>(), actors = Set<UUID>()
+        for row in try pool.query("""
+            SELECT user_id, urgent FROM dispatch_push_reasons(\(since.text)::pg_snapshot, \(upto.text)::pg_snapshot)
+            """) {
+            let user: UUID = try row.decode("user_id")
+            if try row.decode("urgent", as: Bool.self) { urgent.insert(user) } else { actors.insert(user) }
+        }
+        return (urgent, actors)
+    }
+
+    /// Queues the wake-ups of one change; answers how many rows were new and how many changes
+    /// were folded into a row already pending (coalesced). A non-urgent wake-up is due one
+    /// `minInterval` after the device's last push; an urgent one at once.
+    public func enqueue(_ wake: Wake, minInterval: Duration) throws -> (queued: Int, coalesced: Int) {
+        let users = Array(wake.users), urgent = Array(wake.urgent), actors = Array(wake.actors.subtracting(wake.urgent))
+        let live = Array(wake.liveSessions)
+        let rows = try pool.query("""
+            WITH targets AS (
+                SELECT d.id, d.user_id = ANY(\(urgent)::uuid[]) AS urgent,
+                       CASE WHEN d.user_id = ANY(\(urgent)::uuid[]) OR d.last_push_at IS NULL THEN now()
+                            ELSE greatest(now(), d.last_push_at + make_interval(secs => \(minInterval.timeInterval))) END AS due
+                FROM push_devices d
+                WHERE (\(wake.everyone) OR d.user_id = ANY(\(users)::uuid[]) OR d.user_id = ANY(\(urgent)::uuid[])
+                       OR d.user_id IN (SELECT u.id FROM users u WHERE u.user_type = 'admin'))
+                  AND NOT d.user_id = ANY(\(actors)::uuid[]) AND d.platform = ANY(\(wake.platforms)::text[])
+                  AND (d.session_id IS NULL OR NOT d.session_id = ANY(\(live)::uuid[])))
+            INSERT INTO push_outbox AS o (device_id, reason, due_at, next_attempt_at)
+            SELECT id, CASE WHEN urgent THEN 'urgent' ELSE 'changed' END, due, due FROM targets
+            ON CONFLICT (device_id) WHERE sent_at IS NULL AND dead_at IS NULL DO UPDATE SET
+                coalesced = o.coalesced + 1,
+                again = o.again OR o.claim IS NOT NULL,
+                again_urgent = o.again_urgent OR (o.claim IS NOT NULL AND EXCLUDED.reason = 'urgent'),
+                reason = CASE WHEN o.claim IS NULL AND EXCLUDED.reason = 'urgent' THEN 'urgent' ELSE o.reason END,
+                next_attempt_at = CASE WHEN o.claim IS NULL THEN least(o.next_attempt_at, EXCLUDED.next_attempt_at)
+                                       ELSE o.next_attempt_at END,
+                due_at = CASE WHEN o.claim IS NULL THEN least(o.due_at, EXCLUDED.due_at) ELSE o.due_at END
+            RETURNING (xmax = 0) AS inserted
+            """)
+        var queued = 0, coalesced = 0
+        for row in rows {
+            if try row.decode("inserted", as: Bool.self) { queued += 1 } else { coalesced += 1 }
+        }
+        return (queued, coalesced)
+    }
+}
