@@ -15,6 +15,9 @@ final class ConnectionRecord {
     /// A streamed response in progress; cancelled when the connection closes.
     var stream: ResponseBodyStream?
     var requestInFlight = false
+    /// Whether a request was ever read from it: at shutdown an idle connection that carried
+    /// none may have its first request on the way, and is not closed under it.
+    var hasCarriedRequest = false
     /// Set once the connection is upgraded; it then never carries HTTP again.
     var webSocket: WebSocketSession?
 

@@ -5,6 +5,7 @@ import HTTP1
 extension EventLoop {
     func dispatch(_ dispatch: ConnectionStateMachine.Dispatch, on record: ConnectionRecord) {
         record.requestInFlight = true
+        record.hasCarriedRequest = true
         counters.inFlight.add(1, ordering: .relaxed)
         counters.requests.add(1, ordering: .relaxed)
         let id = record.id

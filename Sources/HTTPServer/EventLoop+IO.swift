@@ -72,7 +72,7 @@ extension EventLoop {
             dispatch(next, on: record)
             return service(record)
         }
-        if (shuttingDown && record.machine.isIdle) || record.machine.finishedAfterPeerClose {
+        if (shuttingDown && record.machine.isIdle && record.hasCarriedRequest) || record.machine.finishedAfterPeerClose {
             return closeConnection(record)
         }
         if record.machine.readyToLinger {

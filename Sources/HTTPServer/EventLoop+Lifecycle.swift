@@ -10,7 +10,10 @@ extension EventLoop {
     /// it, instead of starving the clients already connected.
     static let acceptBatch = 128
 
-    func acceptConnections() {
+    /// Accepts up to `acceptBatch` queued connections; how many it took.
+    @discardableResult
+    func acceptConnections() -> Int {
+        var taken = 0
         for _ in 0..<Self.acceptBatch {
             guard let (fd, address) = Socket.accept(listenFD) else {
                 let code = errno
@@ -21,8 +24,9 @@ extension EventLoop {
                     epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
                     listenerPausedUntil = env.now + 100_000_000
                 }
-                return
+                return taken
             }
+            taken += 1
             let rejected = counters.open.load(ordering: .relaxed) >= maxConnections
             let machine = rejected ? ConnectionStateMachine.rejecting(environment: env)
                                    : ConnectionStateMachine(environment: env)
@@ -39,6 +43,7 @@ extension EventLoop {
                 counters.accepted.add(1, ordering: .relaxed)
             }
         }
+        return taken
     }
 
     func scanTimers() {
@@ -72,6 +77,11 @@ extension EventLoop {
         env.shuttingDown = true
         graceDeadline = env.now + max(0, grace)
         if listenFD >= 0 {
+            // Connections the kernel completed before now may already carry a request: closing the
+            // listener under them would reset them. They are accepted and served like any
+            // connection whose first request is still on its way (below).
+            var batches = 0
+            while batches < 64, acceptConnections() == Self.acceptBatch { batches += 1 }
             close(listenFD) // new connections are refused from here on
             listenFD = -1
         }
@@ -83,7 +93,10 @@ extension EventLoop {
             } else if let session = record.webSocket {
                 closeWebSocket(record, session, code: .goingAway, reason: "server shutting down")
                 service(record)
-            } else if record.machine.isIdle {
+            } else if record.machine.isIdle && record.hasCarriedRequest {
+                // Idle between keep-alive requests: closed now. One that never carried a request
+                // is a client that just connected: its request is served (then the connection
+                // closes), or the grace deadline ends it.
                 closeConnection(record)
             }
         }
