@@ -133,6 +133,6 @@ enum ConsolePersonRoutes {
             },
             "hasKeys": !keys.isEmpty,
             "slack": try ConsoleSlack.person(user.id, site: site) as Any,
-        ]
+        ].merging(try ConsoleWakeUps.data(userID: user.id, site: site)) { $1 }
     }
 }

@@ -102,3 +102,17 @@ def test_offboarding_hands_everything_over(admin_page, api, check_page):
     assert "Off-boarding done" in admin_page.get_by_role("status").inner_text()
     assert api.call("GET", f"/v1/tasks/{task['id']}")["claimed_by"] == colleague["id"]
     assert api.call("GET", f"/v1/listings/{listing['id']}")["owned_by"] == colleague["id"]
+
+
+def test_a_persons_phones_for_wake_ups(admin_page, api, check_page):
+    person = api.create_user("Wendy Wakes")
+    phone = API(person["email"], person["password"], user_agent="Dispatch/1.0 (iPhone)")
+    token = "a1b2c3d4e5f6" * 5 + "feed42"
+    phone.call("POST", "/v1/devices", {"platform": "ios", "token": token, "app_id": "com.example.dispatch"})
+    admin_page.goto(BASE + f"/console/people/{person['id']}")
+    card = admin_page.locator("h2:has-text('Wake-ups') + .card").inner_text()
+    assert "iPhone / iPad" in card and "com.example.dispatch" in card and "feed42" in card and "never" in card
+    assert token not in admin_page.content()  # only its last characters
+    check_page(admin_page, "person-wake-ups")
+    admin_page.goto(BASE + f"/console/sync/{person['id']}")
+    assert "com.example.dispatch" in admin_page.locator("h2:has-text('Wake-ups') + .card").inner_text()

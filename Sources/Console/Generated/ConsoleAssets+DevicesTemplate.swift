@@ -18,6 +18,7 @@ extension ConsoleAssets {
   </table>
   {{/none}}
 </div>
+{{> wake-ups}}
 
 """#
 }

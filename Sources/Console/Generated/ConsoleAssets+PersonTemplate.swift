@@ -62,6 +62,7 @@ extension ConsoleAssets {
   {{/linked}}
 </div>
 {{/slack}}
+{{> wake-ups}}
 <h2>Sessions</h2>
 <div class="card">
   {{#hasSessions}}

@@ -19,6 +19,7 @@ public enum ConsoleAssets {
         "sign-in": templateSignIn,
         "sync": templateSync,
         "view-as": templateViewAs,
+        "wake-ups": templateWakeUps,
         "webhook": templateWebhook,
         "work-item": templateWorkItem,
         "work": templateWork,
