@@ -1,7 +1,7 @@
 import CLibCurl
 import Foundation
 
-/// What libcurl's callbacks gather of one APNs answer: the body (a `{"reason":…}` JSON of a
+/// What libcurl's callbacks gather of one provider answer (APNs, FCM, Google's token endpoint): the body (APNs: a `{"reason":…}` JSON of a
 /// few dozen bytes on errors, empty on success, capped) and the `apns-id` header.
 final class APNsExchange {
     static let maxBytes = 4096
