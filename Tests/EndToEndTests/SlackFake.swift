@@ -17,52 +17,24 @@ final class SlackFake: @unchecked Sendable {
     static let python = root + "/.build-venv/bin/python"
     static let script = root + "/scripts/slack_fake.py"
 
-    let directory: String
-    let process = Process()
-    private(set) var port = 0
+    private let fake: FakeProcess
+    var directory: String { fake.directory }
+    var port: Int { fake.port }
 
     /// `answers`: "STATUS:BODY[:RETRY_AFTER]" for the first requests, in order; then 200 ok.
     init(answers: [String] = []) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("slack-fake-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        fake = try FakeProcess(name: "slack-fake")
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw TestSupportError("no \(Self.python): run scripts/slack-fake --install-only")
         }
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.script, "serve", "--dir", directory] + answers.flatMap { ["--answer", $0] }
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: directory + "/ready.json"),
-               let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let port = info["port"] as? Int {
-                self.port = port
-                return
-            }
-            guard process.isRunning else { throw TestSupportError("slack_fake.py exited; run scripts/slack-fake --install-only") }
-            usleep(20_000)
-        }
-        process.terminate()
-        throw TestSupportError("slack_fake.py did not become ready within 20 s")
-    }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        try? FileManager.default.removeItem(atPath: directory)
+        try fake.start(Self.python, [Self.script, "serve", "--dir", fake.directory] + answers.flatMap { ["--answer", $0] },
+                       hint: "; run scripts/slack-fake --install-only")
     }
 
     var base: String { "http://127.0.0.1:\(port)/" }
 
     func requests() -> [Request] {
-        guard let data = FileManager.default.contents(atPath: directory + "/requests.jsonl") else { return [] }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
-            try? JSONDecoder().decode(Request.self, from: Data($0.utf8))
-        }
+        (try? fake.requests(as: Request.self)) ?? []
     }
 
     /// Waits (at most `timeout`) for `count` requests, then returns them all.

@@ -27,17 +27,17 @@ public final class APNsFake: @unchecked Sendable {
     public static let teamID = "TESTTEAM99"
     public static let topic = "com.example.dispatch"
 
-    public let directory: String
-    public private(set) var port = 0
-    private let process: Process
+    private let fake: FakeProcess
+    public var directory: String { fake.directory }
+    public var port: Int { fake.port }
 
     public var caFile: String { directory + "/ca.pem" }
     public var keyFile: String { directory + "/apns-key.p8" }
     public var url: String { "https://127.0.0.1:\(port)" }
 
     public init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-fake-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        fake = try FakeProcess(name: "apns-fake")
+        let directory = fake.directory
         try Self.openssl(in: directory, [
             ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca-key.pem",
              "-out", "ca.pem", "-days", "2", "-subj", "/CN=Dispatch test CA"],
@@ -48,49 +48,20 @@ public final class APNsFake: @unchecked Sendable {
             ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "apns-key.p8"],
             ["pkey", "-in", "apns-key.p8", "-pubout", "-out", "apns-key.pub"],
         ], before: { try Data("subjectAltName=IP:127.0.0.1\n".utf8).write(to: URL(fileURLWithPath: $0 + "/san.cnf")) })
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["node", SMTPCapture.root + "/scripts/apns_fake.js", "--dir", directory, "--cert", directory + "/server.pem",
-                             "--key", directory + "/server-key.pem", "--public-key", directory + "/apns-key.pub",
-                             "--key-id", Self.keyID, "--team", Self.teamID, "--topic", Self.topic]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: directory + "/ready.json"),
-               let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let port = info["port"] as? Int {
-                self.port = port
-                return
-            }
-            guard process.isRunning else { throw TestSupportError("apns_fake.js exited (status \(process.terminationStatus))") }
-            usleep(20_000)
-        }
-        process.terminate()
-        throw TestSupportError("apns_fake.js did not become ready within 20 s")
-    }
-
-    deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
+        try fake.start("/usr/bin/env", ["node", SMTPCapture.root + "/scripts/apns_fake.js", "--dir", directory,
+                                         "--cert", directory + "/server.pem", "--key", directory + "/server-key.pem",
+                                         "--public-key", directory + "/apns-key.pub", "--key-id", Self.keyID,
+                                         "--team", Self.teamID, "--topic", Self.topic])
     }
 
     /// How the fake answers `token`'s next requests, in order ("410:Unregistered:<ms>",
     /// "403:ExpiredProviderToken", "429:TooManyRequests", "503:ServiceUnavailable"); then 200.
     public func script(_ answers: [String: [String]]) throws {
-        let data = try JSONSerialization.data(withJSONObject: answers)
-        try data.write(to: URL(fileURLWithPath: directory + "/script.json.tmp"))
-        // Atomic: the fake never reads half a script.
-        guard rename(directory + "/script.json.tmp", directory + "/script.json") == 0 else {
-            throw TestSupportError("cannot write the APNs fake's script")
-        }
+        try fake.writeScript(answers)
     }
 
     public func requests() throws -> [Request] {
-        guard let data = FileManager.default.contents(atPath: directory + "/requests.jsonl") else { return [] }
-        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
-            try JSONDecoder().decode(Request.self, from: Data($0.utf8))
-        }
+        try fake.requests(as: Request.self)
     }
 
     public func requests(to token: String) throws -> [Request] {

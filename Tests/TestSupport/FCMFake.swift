@@ -16,9 +16,9 @@ public final class FCMFake: @unchecked Sendable {
     public static let project = "dispatch-test"
     public static let email = "push@dispatch-test.iam.gserviceaccount.com"
 
-    public let directory: String
-    public private(set) var port = 0
-    private let process: Process
+    private let fake: FakeProcess
+    public var directory: String { fake.directory }
+    public var port: Int { fake.port }
 
     public var url: String { "http://127.0.0.1:\(port)" }
     public var tokenURL: String { url + "/token" }
@@ -26,8 +26,8 @@ public final class FCMFake: @unchecked Sendable {
     public var serviceAccountFile: String { directory + "/service-account.json" }
 
     public init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-fake-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        fake = try FakeProcess(name: "fcm-fake")
+        let directory = fake.directory
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         openssl.arguments = ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", directory + "/key.pem"]
@@ -40,44 +40,16 @@ public final class FCMFake: @unchecked Sendable {
         let account: [String: Any] = ["type": "service_account", "project_id": Self.project, "client_email": Self.email,
                                       "private_key": String(decoding: pem, as: UTF8.self), "token_uri": "https://oauth2.googleapis.com/token"]
         try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: directory + "/service-account.json"))
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["node", SMTPCapture.root + "/scripts/fcm_fake.js", "--dir", directory, "--key", directory + "/key.pem",
-                             "--email", Self.email, "--project", Self.project]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: directory + "/ready.json"),
-               let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let port = info["port"] as? Int {
-                self.port = port
-                return
-            }
-            guard process.isRunning else { throw TestSupportError("fcm_fake.js exited (status \(process.terminationStatus))") }
-            usleep(20_000)
-        }
-        process.terminate()
-        throw TestSupportError("fcm_fake.js did not become ready within 20 s")
-    }
-
-    deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
+        try fake.start("/usr/bin/env", ["node", SMTPCapture.root + "/scripts/fcm_fake.js", "--dir", directory,
+                                         "--key", directory + "/key.pem", "--email", Self.email, "--project", Self.project])
     }
 
     /// How `messages:send` answers a device token's next requests, in order; then 200.
     public func script(_ answers: [String: [String]]) throws {
-        try JSONSerialization.data(withJSONObject: answers).write(to: URL(fileURLWithPath: directory + "/script.json.tmp"))
-        guard rename(directory + "/script.json.tmp", directory + "/script.json") == 0 else {
-            throw TestSupportError("cannot write the FCM fake's script")
-        }
+        try fake.writeScript(answers)
     }
 
     public func requests() throws -> [Request] {
-        guard let data = FileManager.default.contents(atPath: directory + "/requests.jsonl") else { return [] }
-        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
-            try JSONDecoder().decode(Request.self, from: Data($0.utf8))
-        }
+        try fake.requests(as: Request.self)
     }
 }
