@@ -26,11 +26,11 @@ package enum PushRoutes {
                 throw AuthService.sessionRequired("A device is registered by the signed-in session running on it, not an API key.")
             }
             let device = try push.register(user: principal.userID, session: session, platform: platform, token: token, appID: appID)
-            return .response(try .json(PushJSON.device(device)))
+            return .response(try .json(device.json()))
         }
         router.get("/v1/devices") { _, context in
             let principal = try AuthService.principal(context)
-            return .response(try .json(["items": JSONValue.array(try push.list(user: principal.userID).map(PushJSON.device))]))
+            return .response(try .json(["items": JSONValue.array(try push.list(user: principal.userID).map { $0.json() })]))
         }
         router.delete("/v1/devices/{id}") { _, context in
             let principal = try AuthService.principal(context)

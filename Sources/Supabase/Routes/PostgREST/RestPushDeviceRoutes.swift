@@ -112,19 +112,7 @@ enum RestPushDeviceRoutes {
     }
 
     static func array(_ rows: [PushDevice]) -> [UInt8] {
-        let values: [JSONValue] = rows.map { device in
-            [
-                "id": .string(device.id.uuidString.lowercased()),
-                "user_id": .string(device.userID.uuidString.lowercased()),
-                "platform": .string(device.platform.rawValue),
-                "token": .string(device.token),
-                "app_id": .string(device.appID),
-                "created_at": JSONOutput.timestamp(device.createdAt),
-                "registered_at": JSONOutput.timestamp(device.registeredAt),
-                "last_push_at": JSONOutput.timestamp(device.lastPushAt),
-                "last_failure_at": JSONOutput.timestamp(device.lastFailureAt),
-            ]
-        }
+        let values = rows.map { $0.json(withUser: true) }
         return Array((try? JSONEncoder().encode(JSONValue.array(values))) ?? Data("[]".utf8))
     }
 }
