@@ -43,7 +43,13 @@ import Testing
         let requests = try world.receiver.requests()
         #expect(requests.map(\.answer) == ["500", "302", "reset", "200"])
         #expect(Set(requests.compactMap(\.webhookID)).count == 1)
-        #expect(Set(requests.compactMap(\.timestamp)).count == 4)
+        // Each attempt is signed when it is sent, not when it was queued: its timestamp is no
+        // earlier than the second in which the previous attempt arrived.
+        let stamps = requests.compactMap { $0.timestamp.flatMap(Int.init) }
+        #expect(stamps.count == 4 && stamps.first != stamps.last)
+        for (earlier, later) in zip(requests, stamps.dropFirst()) {
+            #expect(later >= Int(earlier.received_at), "a retry reused an old timestamp: \(stamps)")
+        }
         #expect(requests.allSatisfy { $0.verified == [0] })
         #expect(requests.allSatisfy { $0.path.contains("/s/") }, "a redirect was followed")
         #expect(try world.wait { try world.scalar("SELECT attempts || ':' || (sent_at IS NOT NULL) FROM webhook_deliveries") == "4:true" })
@@ -100,7 +106,7 @@ import Testing
     @Test func aReceiverSlowerThanTheTimeoutIsAFailedAttempt() throws {
         let world = try WebhookWorld()
         try world.createEndpoint(url: world.receiver.url("slow-3,200"))
-        let sender = try world.makeSender()
+        let sender = try world.makeSender(timeout: .seconds(1))
         sender.start()
         defer { sender.stop() }
         try world.createTask()

@@ -30,9 +30,11 @@ final class WebhookWorld {
     }
 
     /// A sender with test timers: polls every 50 ms, retries after `waits` (default: 50 ms each,
-    /// 4 attempts), a 1 s request timeout, 127.0.0.1 allowed unless `allowLoopback` is false.
+    /// 4 attempts), a 5 s request timeout (the receiver verifies every signature in Python before
+    /// it answers, which a loaded machine can stretch past a second), 127.0.0.1 allowed unless
+    /// `allowLoopback` is false.
     func makeSender(waits: [Duration] = [.milliseconds(50), .milliseconds(50), .milliseconds(50)], allowLoopback: Bool = true,
-                    pool: PostgresPool? = nil, lease: Duration = .seconds(10)) throws -> WebhookSender {
+                    pool: PostgresPool? = nil, lease: Duration = .seconds(10), timeout: Duration = .seconds(5)) throws -> WebhookSender {
         var policy = WebhookSender.Policy()
         policy.pollInterval = .milliseconds(50)
         policy.schedule = WebhookRetrySchedule(waits: waits)
@@ -44,7 +46,7 @@ final class WebhookWorld {
         logger.logLevel = .critical
         let outbox = MailOutbox(templates: try MailTemplates(siteName: "Dispatch Test", siteURL: "https://dispatch.test"),
                                 sender: try MailAddress("no-reply@dispatch.test"), seal: SecretSeal.mailOutbox(serverSecret: AuthTestServer.serverSecret))
-        return WebhookSender(service: service, client: WebhookHTTPClient(policy: allowed, connectTimeout: .seconds(1), timeout: .seconds(1)),
+        return WebhookSender(service: service, client: WebhookHTTPClient(policy: allowed, connectTimeout: .seconds(1), timeout: timeout),
                              policy: policy, notice: WebhookDisabledNotice(outbox: outbox, pool: service.pool), logger: logger)
     }
 
