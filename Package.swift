@@ -55,7 +55,8 @@ let package = Package(
         // Background work every engine shares: one thread's lifecycle, periodic jobs, bounded
         // parallel reads, and the Prometheus text each capability's metrics are written in.
         .target(name: "ServiceKit", dependencies: ["Postgres", logging]),
-        // libcurl POSTs to peers we do not control (webhook receivers, Slack), with a connect-time address guard.
+        // libcurl POSTs to peers: webhook receivers and Slack (with a connect-time address guard), and
+        // the push providers on kept connections.
         .target(name: "OutboundHTTP", dependencies: ["CLibCurl", "Domain"]),
         // Request and response helpers every route family shares: strict JSON bodies, JSON
         // output, the caller (`Principal`), database → domain errors, and the one error renderer.
@@ -80,7 +81,7 @@ let package = Package(
         .target(name: "Webhooks", dependencies: capability + ["Accounts", "Mail", "Credentials", "OutboundHTTP"]),
         // Push: devices phones register, the coalesced wake-up outbox filled from Sync's change
         // stream, and its sender (APNs over HTTP/2 through libcurl, ES256 provider tokens).
-        .target(name: "Push", dependencies: capability + ["Accounts", "Sync", "Credentials", "CLibCurl"]),
+        .target(name: "Push", dependencies: capability + ["Accounts", "Sync", "Credentials", "OutboundHTTP"]),
         // Operations: readiness, metrics, the backups' status.
         .target(name: "Operations", dependencies: capability),
         // The composition root: builds the services, registers the route groups with their error

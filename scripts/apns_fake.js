@@ -8,10 +8,13 @@
 // verifies the bearer JWT: ES256 (raw r||s) under the public key the test generated, `kid`
 // and `iss` as configured. It answers as `<dir>/script.json` tells it for that token (a list
 // consumed in order, e.g. ["403:ExpiredProviderToken", "200"]; "410:Unregistered:<ms>" adds a
-// timestamp; "hang" never answers), 200 otherwise, or 403 InvalidProviderToken / 400 with the failed check.
-// Each request is appended to <dir>/requests.jsonl with the TLS session it came on.
+// timestamp; "hang" never answers; "wait-<ms>" answers 200 that much later, as a distant APNs
+// would), 200 otherwise, or 403 InvalidProviderToken / 400 with the failed check.
+// Each request is appended to <dir>/requests.jsonl with the TLS session it came on and how many
+// requests were awaiting their answer at that moment, itself included (`in_flight`: above 1,
+// the sender multiplexes streams).
 //
-// Usage: apns_fake.js --dir DIR --cert CERT --key KEY --public-key PUB --key-id KID --team TEAM --topic TOPIC
+// Usage: apns_fake.js --dir DIR --cert CERT --key KEY --public-key PUB --key-id KID --team TEAM --topic TOPIC [--delay-ms N]
 'use strict';
 const http2 = require('http2');
 const crypto = require('crypto');
@@ -23,6 +26,9 @@ for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^
 const dir = args.dir;
 const publicKey = crypto.createPublicKey(fs.readFileSync(args['public-key']));
 let sessions = 0;
+let inFlight = 0;
+// --delay-ms: every answer that much later (a benchmark's stand-in for the trip to Apple).
+const answerDelay = parseInt(args['delay-ms'] || '0', 10);
 
 function b64json(part) {
   return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
@@ -67,7 +73,7 @@ server.on('stream', (stream, headers) => {
     const body = Buffer.concat(chunks).toString('utf8');
     const requestPath = headers[':path'] || '';
     const token = requestPath.startsWith('/3/device/') ? requestPath.slice('/3/device/'.length) : '';
-    let status = 200, reason = null, timestamp = null;
+    let status = 200, reason = null, timestamp = null, delay = answerDelay;
     let payload = null;
     try { payload = JSON.parse(body); } catch (e) { payload = null; }
     const jwtProblem = checkJWT(headers.authorization);
@@ -79,26 +85,31 @@ server.on('stream', (stream, headers) => {
     else if (!payload || !payload.aps || payload.aps['content-available'] !== 1) { status = 400; reason = 'PayloadEmpty'; }
     else {
       const answer = nextAnswer(token).split(':');
+      if (answer[0].startsWith('wait-')) { delay = parseInt(answer[0].slice('wait-'.length), 10); answer[0] = '200'; }
       status = answer[0] === 'hang' ? 0 : parseInt(answer[0], 10);
       reason = answer[1] || null;
       if (answer[2]) timestamp = parseInt(answer[2], 10);
     }
+    inFlight += 1;
     const record = {
       path: requestPath, token, method: headers[':method'], push_type: headers['apns-push-type'] || null,
       priority: headers['apns-priority'] || null, topic: headers['apns-topic'] || null,
       jwt: (headers.authorization || '').replace(/^bearer /, ''), jwt_problem: jwtProblem, body, status, reason,
-      session: stream.session.dispatchId, received_at: Date.now() / 1000,
+      session: stream.session.dispatchId, received_at: Date.now() / 1000, in_flight: inFlight,
     };
     fs.appendFileSync(path.join(dir, 'requests.jsonl'), JSON.stringify(record) + '\n');
     // "hang": never answer (a sender killed mid-send).
     if (reason === null && status === 0) return;
-    const responseHeaders = { ':status': status, 'apns-id': crypto.randomUUID() };
-    if (status === 200) { stream.respond(responseHeaders, { endStream: true }); return; }
-    responseHeaders['content-type'] = 'application/json';
-    stream.respond(responseHeaders);
-    const answerBody = { reason };
-    if (timestamp !== null) answerBody.timestamp = timestamp;
-    stream.end(JSON.stringify(answerBody));
+    setTimeout(() => {
+      inFlight -= 1;
+      const responseHeaders = { ':status': status, 'apns-id': crypto.randomUUID() };
+      if (status === 200) { stream.respond(responseHeaders, { endStream: true }); return; }
+      responseHeaders['content-type'] = 'application/json';
+      stream.respond(responseHeaders);
+      const answerBody = { reason };
+      if (timestamp !== null) answerBody.timestamp = timestamp;
+      stream.end(JSON.stringify(answerBody));
+    }, delay);
   });
 });
 server.listen(0, '127.0.0.1', () => {

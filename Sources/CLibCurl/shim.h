@@ -59,4 +59,21 @@ static inline int dispatch_curl_sockaddr_text(const struct curl_sockaddr *addres
 static inline curl_socket_t dispatch_curl_open_socket(const struct curl_sockaddr *address) {
     return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
+/* curl_multi_setopt is variadic too. */
+static inline CURLMcode dispatch_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+/* The next finished transfer of `multi` and its result; NULL when none is left to read.
+   CURLMsg's result sits in a union, awkward from Swift. */
+static inline CURL *dispatch_curl_multi_next_done(CURLM *multi, CURLcode *result) {
+    int left;
+    CURLMsg *message;
+    while ((message = curl_multi_info_read(multi, &left)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *result = message->data.result;
+            return message->easy_handle;
+        }
+    }
+    return NULL;
+}
 #endif

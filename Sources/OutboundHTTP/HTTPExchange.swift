@@ -3,24 +3,32 @@ import Domain
 import Foundation
 
 /// One request's state for libcurl's callbacks (called on the caller's thread during
-/// `curl_easy_perform`, never concurrently): the guard's verdicts, the headers and the
-/// bounded body.
+/// `curl_easy_perform`, never concurrently): the guard's verdicts, `Retry-After`, the headers
+/// asked for, and the body: its first `keepBytes` kept, the transfer cut after `maxBytes`.
 final class HTTPExchange: @unchecked Sendable {
     let connectGuard: (any ConnectGuard)?
     let host: String
     let maxBytes: Int
+    let keepBytes: Int
+    /// Lower-cased names of the headers to keep.
+    let capture: Set<String>
     private(set) var refusal: String?
     private(set) var retryAfter: Duration?
-    private(set) var excerpt = ""
+    private(set) var headers: [String: String] = [:]
+    private(set) var body: [UInt8] = []
     private(set) var truncated = false
     private var received = 0
-    static let excerptBytes = 1024
 
-    init(connectGuard: (any ConnectGuard)?, host: String, maxBytes: Int) {
+    init(connectGuard: (any ConnectGuard)?, host: String, maxBytes: Int, keepBytes: Int = 1024, capture: Set<String> = []) {
         self.connectGuard = connectGuard
         self.host = host
         self.maxBytes = maxBytes
+        self.keepBytes = keepBytes
+        self.capture = capture
     }
+
+    /// The kept body as text (an error word, an excerpt for a delivery log).
+    var excerpt: String { String(decoding: body, as: UTF8.self) }
 
     /// CURLOPT_OPENSOCKETFUNCTION: the address libcurl resolved and is about to connect to.
     /// Refusing returns CURL_SOCKET_BAD, which libcurl reports as a failed connection.
@@ -52,9 +60,9 @@ final class HTTPExchange: @unchecked Sendable {
             exchange.truncated = true
             return 0
         }
-        if let data, exchange.excerpt.utf8.count < excerptBytes {
-            let take = min(length, excerptBytes - exchange.excerpt.utf8.count)
-            exchange.excerpt += String(decoding: UnsafeRawBufferPointer(start: data, count: take), as: UTF8.self)
+        if let data, exchange.body.count < exchange.keepBytes {
+            let take = min(length, exchange.keepBytes - exchange.body.count)
+            exchange.body += UnsafeRawBufferPointer(start: data, count: take)
         }
         exchange.received += length
         return length
@@ -66,11 +74,16 @@ final class HTTPExchange: @unchecked Sendable {
         let length = size * count
         let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
         if line.lowercased().hasPrefix("http/") {
-            exchange.retryAfter = nil  // a new response (after 100 Continue) starts afresh
-        } else if line.lowercased().hasPrefix("retry-after:") {
-            let value = line.dropFirst("retry-after:".count).trimmingCharacters(in: .whitespacesAndNewlines)
-            if let seconds = Int(value), seconds >= 0 { exchange.retryAfter = .seconds(seconds) }
+            // A new response (after 100 Continue) starts afresh.
+            exchange.retryAfter = nil
+            exchange.headers = [:]
+            return length
         }
+        guard let colon = line.firstIndex(of: ":") else { return length }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        if name == "retry-after", let seconds = Int(value), seconds >= 0 { exchange.retryAfter = .seconds(seconds) }
+        if exchange.capture.contains(name) { exchange.headers[name] = value }
         return length
     }
 }

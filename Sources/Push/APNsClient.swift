@@ -1,7 +1,8 @@
 import Foundation
+import OutboundHTTP
 
-/// POSTs background pushes to APNs over HTTP/2 with libcurl, on ONE easy handle kept for the
-/// life of the client (`KeptCurlHandle`), so one TLS connection to APNs is reused for every push.
+/// POSTs background pushes to APNs over HTTP/2 with libcurl, on ONE connection kept for the
+/// life of the client (`KeptConnection`) and reused for every push.
 /// Not thread-safe: each sender thread owns its client.
 package final class APNsClient: @unchecked Sendable {
     /// APNs' answer: `reason` from the JSON body on errors, `timestamp` (410) when the token
@@ -11,6 +12,9 @@ package final class APNsClient: @unchecked Sendable {
         package var reason: String?
         package var timestamp: Date?
         package var apnsID: String?
+
+        /// The provider token is past its hour: a new one fixes it.
+        var isExpiredProviderToken: Bool { status == 403 && reason == "ExpiredProviderToken" }
     }
 
     /// No answer: the connection failed or timed out.
@@ -19,27 +23,34 @@ package final class APNsClient: @unchecked Sendable {
     }
 
     private let baseURL: String
-    private let connection: KeptCurlHandle
+    private let connection: KeptConnection
 
     /// `baseURL`: `https://api.push.apple.com` or the sandbox (or a test's fake); `caFile`:
     /// trust only this CA bundle (tests), nil: the system's.
     package init(baseURL: String, caFile: String?, timeout: Duration = .seconds(10)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        connection = KeptCurlHandle(caFile: caFile, timeout: timeout)
+        connection = KeptConnection(caFile: caFile, timeout: timeout, protocols: "https", http2: true)
     }
 
     /// One push to `token` (hex). The body is sent as is.
     package func send(token: String, jwt: String, topic: String, body: [UInt8]) throws(Failure) -> Response {
+        try sendAll([(token, body)], jwt: jwt, topic: topic)[0].get()
+    }
+
+    /// Pushes at once, as concurrent HTTP/2 streams on the one connection (Apple's way to send
+    /// many: a batch costs about one round trip); answers in the pushes' order.
+    package func sendAll(_ pushes: [(token: String, body: [UInt8])], jwt: String, topic: String) -> [Result<Response, Failure>] {
         let headers = ["authorization: bearer \(jwt)", "apns-push-type: background", "apns-priority: 5", "apns-topic: \(topic)",
                        "content-type: application/json"]
-        let answer: (status: Int, exchange: APNsExchange)
-        do {
-            answer = try connection.post(url: "\(baseURL)/3/device/\(token)", headers: headers, body: body, protocols: "https", http2: true)
-        } catch {
-            throw Failure(message: error.message)
+        let requests = pushes.map { KeptConnection.Request(url: "\(baseURL)/3/device/\($0.token)", headers: headers, body: $0.body) }
+        return connection.postAll(requests, capture: ["apns-id"]).map { answer in
+            answer.map(Self.response).mapError { Failure(message: $0.message) }
         }
-        var response = Response(status: answer.status, apnsID: answer.exchange.apnsID)
-        if let object = try? JSONSerialization.jsonObject(with: Data(answer.exchange.body)) as? [String: Any] {
+    }
+
+    private static func response(_ answer: KeptConnection.Answer) -> Response {
+        var response = Response(status: answer.status, apnsID: answer.headers["apns-id"])
+        if let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] {
             response.reason = object["reason"] as? String
             // Milliseconds since the epoch at which APNs learned the token is no longer valid.
             if let milliseconds = object["timestamp"] as? NSNumber {

@@ -3,16 +3,21 @@ import Logging
 import Postgres
 import Store
 
-/// One attempt: build the wake-up, send it, classify APNs' answer.
+/// One round of attempts: build the wake-ups, send them, classify APNs' answers.
 extension PushSender {
     /// What the phone receives: content-available and a reason, never row data.
     static func body(reason: String) -> [UInt8] {
         Array(#"{"aps":{"content-available":1},"dispatch":{"reason":"\#(reason == "urgent" ? "urgent" : "changed")"}}"#.utf8)
     }
 
-    func attempt(_ push: PushOutboxQueue.Claimed) -> PushOutboxQueue.Outcome {
-        let metadata: Logger.Metadata = ["push_id": .string(push.id.uuidString), "device_id": .string(push.deviceID.uuidString),
-                                         "attempt": .stringConvertible(push.attempts)]
+    static func metadata(_ push: PushOutboxQueue.Claimed) -> Logger.Metadata {
+        ["push_id": .string(push.id.uuidString), "device_id": .string(push.deviceID.uuidString), "attempt": .stringConvertible(push.attempts)]
+    }
+
+    /// The outcome of a push that must not be sent now (interrupted earlier, stale, or for a
+    /// platform nothing is configured for); nil: send it.
+    func verdictBeforeSending(_ push: PushOutboxQueue.Claimed) -> PushOutboxQueue.Outcome? {
+        let metadata = Self.metadata(push)
         if push.interrupted {
             // A sender died or hung holding this push, maybe after APNs took it: sending now
             // could wake the phone twice within the interval. It is owed again after it.
@@ -25,30 +30,42 @@ extension PushSender {
             log.info("push dropped: owed too long to be worth sending", metadata: metadata)
             return .dead(status: nil, error: "stale: owed for longer than \(Int(policy.staleAfter.timeInterval)) s")
         }
-        if push.platform == .android { return attemptFCM(push, metadata: metadata) }
-        guard let apns else {
+        if (push.platform == .android ? fcm == nil : apns == nil) {
             count { $0.dead += 1 }
-            return .dead(status: nil, error: "no provider is configured for ios")
+            return .dead(status: nil, error: "no provider is configured for \(push.platform.rawValue)")
         }
+        return nil
+    }
+
+    /// iOS wake-ups, all at once over the kept HTTP/2 connection; outcomes in their order.
+    func attemptAPNs(_ pushes: [PushOutboxQueue.Claimed]) -> [PushOutboxQueue.Outcome] {
+        guard let apns, !pushes.isEmpty else { return [] }
+        let bodies = pushes.map { (token: $0.token, body: Self.body(reason: $0.reason)) }
         do {
             var jwt = try apns.tokens.token()
-            var response = try apns.client.send(token: push.token, jwt: jwt, topic: apns.settings.topic, body: Self.body(reason: push.reason))
-            if response.status == 403, response.reason == "ExpiredProviderToken" {
+            var answers = apns.client.sendAll(bodies, jwt: jwt, topic: apns.settings.topic)
+            let expired = answers.indices.filter { (try? answers[$0].get())?.isExpiredProviderToken == true }
+            if !expired.isEmpty {
                 // Once: a second refusal of a fresh token is not an expiry we can fix.
-                log.info("APNs provider token expired; signing a new one", metadata: metadata)
+                log.info("APNs provider token expired; signing a new one")
                 jwt = try apns.tokens.renew(rejected: jwt)
-                response = try apns.client.send(token: push.token, jwt: jwt, topic: apns.settings.topic,
-                                                body: Self.body(reason: push.reason))
+                let again = apns.client.sendAll(expired.map { bodies[$0] }, jwt: jwt, topic: apns.settings.topic)
+                for (index, answer) in zip(expired, again) { answers[index] = answer }
             }
-            return classify(response, push, metadata: metadata)
-        } catch let failure as APNsClient.Failure {
-            count { $0.failed += 1 }
-            log.warning("push attempt failed; will retry", metadata: metadata.merging(["error": .string(failure.message)]) { $1 })
-            return .failed(status: nil, error: failure.message, retryAfter: policy.retryWait(afterAttempt: push.attempts))
+            return zip(pushes, answers).map { push, answer in
+                switch answer {
+                case .success(let response):
+                    return classify(response, push, metadata: Self.metadata(push))
+                case .failure(let failure):
+                    count { $0.failed += 1 }
+                    log.warning("push attempt failed; will retry", metadata: Self.metadata(push).merging(["error": .string(failure.message)]) { $1 })
+                    return .failed(status: nil, error: failure.message, retryAfter: policy.retryWait(afterAttempt: push.attempts))
+                }
+            }
         } catch {
-            count { $0.dead += 1 }
-            log.error("push dead: the APNs key cannot sign", metadata: metadata.merging(["error": .string("\(error)")]) { $1 })
-            return .dead(status: nil, error: "the APNs key cannot sign")
+            count { $0.dead += pushes.count }
+            log.error("push dead: the APNs key cannot sign", metadata: ["error": .string("\(error)")])
+            return pushes.map { _ in .dead(status: nil, error: "the APNs key cannot sign") }
         }
     }
 

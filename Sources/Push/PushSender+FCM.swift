@@ -13,7 +13,8 @@ extension PushSender {
         return (try? JSONSerialization.data(withJSONObject: message, options: .sortedKeys)).map(Array.init) ?? []
     }
 
-    func attemptFCM(_ push: PushOutboxQueue.Claimed, metadata: Logger.Metadata) -> PushOutboxQueue.Outcome {
+    func attemptFCM(_ push: PushOutboxQueue.Claimed) -> PushOutboxQueue.Outcome {
+        let metadata = Self.metadata(push)
         guard let fcm else {
             count { $0.dead += 1 }
             return .dead(status: nil, error: "no provider is configured for android")

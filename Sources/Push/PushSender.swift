@@ -113,17 +113,32 @@ package final class PushSender: Sendable {
             worker.unavailable(error)
             return 0
         }
-        let started = ContinuousClock.now
+        // Stopping: hand the batch back untouched, so the next claim does not take it for
+        // interrupted sends.
+        if stopping.load(ordering: .relaxed) {
+            for push in batch { finish(push, .released) }
+            return batch.count
+        }
+        var ready: [PushOutboxQueue.Claimed] = []
         for push in batch {
-            // Stopping, or past half the lease (slow answers): hand the rest back untouched, so
-            // the next claim does not take them for interrupted sends.
+            if let verdict = verdictBeforeSending(push) { finish(push, verdict) } else { ready.append(push) }
+        }
+        let ios = ready.filter { $0.platform == .ios }
+        for (push, outcome) in zip(ios, attemptAPNs(ios)) { finish(push, outcome) }
+        let started = ContinuousClock.now
+        for push in ready where push.platform == .android {
+            // FCM takes one message per request: past half the lease (slow answers), the rest
+            // go back untouched.
             let late = ContinuousClock.now - started > policy.lease / 2
-            let outcome = stopping.load(ordering: .relaxed) || late ? .released : attempt(push)
-            worker.record("push", metadata: ["push_id": .string(push.id.uuidString)]) {
-                try service.outbox.finish(push, outcome, minInterval: policy.minInterval)
-            }
+            finish(push, stopping.load(ordering: .relaxed) || late ? .released : attemptFCM(push))
         }
         return batch.count
+    }
+
+    private func finish(_ push: PushOutboxQueue.Claimed, _ outcome: PushOutboxQueue.Outcome) {
+        worker.record("push", metadata: ["push_id": .string(push.id.uuidString)]) {
+            try service.outbox.finish(push, outcome, minInterval: policy.minInterval)
+        }
     }
 
     func count(_ change: (inout PushCounts) -> Void) {

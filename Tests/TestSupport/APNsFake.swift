@@ -21,6 +21,8 @@ public final class APNsFake: @unchecked Sendable {
         public let reason: String?
         /// The HTTP/2 connection (TLS session) it came on, numbered from 1.
         public let session: Int
+        /// Requests awaiting their answer when this one arrived, itself included.
+        public let in_flight: Int
     }
 
     public static let keyID = "TESTKEY123"
@@ -55,7 +57,8 @@ public final class APNsFake: @unchecked Sendable {
     }
 
     /// How the fake answers `token`'s next requests, in order ("410:Unregistered:<ms>",
-    /// "403:ExpiredProviderToken", "429:TooManyRequests", "503:ServiceUnavailable"); then 200.
+    /// "403:ExpiredProviderToken", "429:TooManyRequests", "503:ServiceUnavailable", "wait-<ms>":
+    /// 200 that much later); then 200.
     public func script(_ answers: [String: [String]]) throws {
         try fake.writeScript(answers)
     }
