@@ -66,7 +66,9 @@ function nextAnswer(token) {
 
 const server = http2.createSecureServer({ cert: fs.readFileSync(args.cert), key: fs.readFileSync(args.key) });
 server.on('session', (session) => { sessions += 1; session.dispatchId = sessions; });
+// A stream the client reset (a sender that timed out or was killed) must not end the fake.
 server.on('stream', (stream, headers) => {
+  stream.on('error', () => {});
   const chunks = [];
   stream.on('data', (chunk) => chunks.push(chunk));
   stream.on('end', () => {
@@ -102,6 +104,7 @@ server.on('stream', (stream, headers) => {
     if (reason === null && status === 0) return;
     setTimeout(() => {
       inFlight -= 1;
+      if (stream.destroyed || stream.closed) return;
       const responseHeaders = { ':status': status, 'apns-id': crypto.randomUUID() };
       if (status === 200) { stream.respond(responseHeaders, { endStream: true }); return; }
       responseHeaders['content-type'] = 'application/json';

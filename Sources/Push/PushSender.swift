@@ -124,7 +124,13 @@ package final class PushSender: Sendable {
             if let verdict = verdictBeforeSending(push) { finish(push, verdict) } else { ready.append(push) }
         }
         let ios = ready.filter { $0.platform == .ios }
-        for (push, outcome) in zip(ios, attemptAPNs(ios)) { finish(push, outcome) }
+        var sent: [PushOutboxQueue.Claimed] = []
+        for (push, outcome) in zip(ios, attemptAPNs(ios)) {
+            if outcome == .sent(status: 200) { sent.append(push) } else { finish(push, outcome) }
+        }
+        worker.record("push", metadata: ["pushes": .stringConvertible(sent.count)]) {
+            try service.outbox.finishSent(sent, status: 200, minInterval: policy.minInterval) == sent.count
+        }
         let started = ContinuousClock.now
         for push in ready where push.platform == .android {
             // FCM takes one message per request: past half the lease (slow answers), the rest

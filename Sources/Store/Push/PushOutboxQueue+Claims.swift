@@ -53,12 +53,7 @@ extension PushOutboxQueue {
     /// but re-armed: due at once if that change was urgent, else one `minInterval` later.
     @discardableResult
     public func finish(_ push: Claimed, _ outcome: Outcome, minInterval: Duration) throws -> Bool {
-        let rearm: PostgresQuery = """
-            reason = CASE WHEN again_urgent THEN 'urgent' ELSE 'changed' END,
-            next_attempt_at = CASE WHEN again_urgent THEN now() ELSE now() + make_interval(secs => \(minInterval.timeInterval)) END,
-            due_at = CASE WHEN again_urgent THEN now() ELSE now() + make_interval(secs => \(minInterval.timeInterval)) END,
-            attempts = 0, again = false, again_urgent = false
-            """
+        let rearm = Self.rearm(minInterval)
         let assignments: PostgresQuery
         let device: PostgresQuery
         switch outcome {
@@ -98,6 +93,33 @@ extension PushOutboxQueue {
             try connection.execute(device)
             return true
         }
+    }
+
+    /// Records that APNs took every one of `pushes` (one claim's): one statement and one commit
+    /// for the batch rather than a transaction per push, the sender's main cost in PostgreSQL.
+    /// Answers how many were still held by the claim (the rest were lost, and are unchanged).
+    public func finishSent(_ pushes: [Claimed], status: Int, minInterval: Duration) throws -> Int {
+        guard let claim = pushes.first?.claim else { return 0 }
+        let ids = pushes.map(\.id)
+        return try pool.execute("""
+            WITH done AS (
+                UPDATE push_outbox SET sent_at = CASE WHEN again THEN NULL ELSE now() END, last_status = \(status), last_error = NULL,
+                    \(Self.rearm(minInterval)), claim = NULL
+                WHERE id = ANY(\(ids)::uuid[]) AND claim = \(claim) AND sent_at IS NULL AND dead_at IS NULL
+                RETURNING device_id)
+            UPDATE push_devices SET last_push_at = now() WHERE id IN (SELECT device_id FROM done)
+            """)
+    }
+
+    /// A row that gathered a change while it was being sent (`again`) is re-armed rather than
+    /// finished: due at once if that change was urgent, else one `minInterval` later.
+    private static func rearm(_ minInterval: Duration) -> PostgresQuery {
+        """
+        reason = CASE WHEN again_urgent THEN 'urgent' ELSE 'changed' END,
+        next_attempt_at = CASE WHEN again_urgent THEN now() ELSE now() + make_interval(secs => \(minInterval.timeInterval)) END,
+        due_at = CASE WHEN again_urgent THEN now() ELSE now() + make_interval(secs => \(minInterval.timeInterval)) END,
+        attempts = 0, again = false, again_urgent = false
+        """
     }
 
     /// Undelivered live wake-ups and dead ones, across all instances (`/metrics` gauges).
