@@ -119,6 +119,9 @@ package final class KeptConnection: @unchecked Sendable {
             _ = dispatch_curl_multi_setopt_long(created, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
             // One connection per provider host, as Apple asks; HTTP/2 streams share it.
             _ = dispatch_curl_multi_setopt_long(created, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+            // Kept between batches: by default the cache is sized by the transfers in it, and
+            // shrinks to nothing when a batch ends.
+            _ = dispatch_curl_multi_setopt_long(created, CURLMOPT_MAXCONNECTS, 4)
             multi = created
         }
         return multi

@@ -5,7 +5,8 @@ import Testing
 import TestSupport
 
 /// The outbox's claim bookkeeping on a real database: a claim never finished reads as an
-/// interrupted send at the next claim; a push handed back untouched does not.
+/// interrupted send at the next claim; a push handed back untouched does not; a change another
+/// instance's push already covered queues nothing.
 @Suite struct PushOutboxTests {
     @Test func anUnfinishedClaimIsInterruptedButAReleasedOneIsNot() throws {
         let database = try TestDatabase.create(poolSize: 2)
@@ -29,5 +30,36 @@ import TestSupport
         #expect(third.interrupted && third.attempts == 2)
         // The lost claim can record nothing.
         #expect(try !queue.finish(second, .sent(status: 200), minInterval: .seconds(3600)))
+    }
+
+    @Test func aChangeAPushAlreadyCoveredIsNotQueuedAgainButALaterOneIs() throws {
+        let database = try TestDatabase.create(poolSize: 2)
+        let user: UUID = try #require(try database.pool.query("""
+            INSERT INTO users (name, email, user_type) VALUES ('Rita', 'rita@example.com', 'realtor') RETURNING id
+            """).first?.decode("id"))
+        try database.pool.execute("INSERT INTO push_devices (user_id, platform, token, app_id) VALUES (\(user), 'ios', 'abcdef0123456789', 'app')")
+        let queue = PushOutboxQueue(pool: database.pool)
+        func wake(upto: UInt64) -> PushOutboxQueue.Wake {
+            PushOutboxQueue.Wake(users: [user], everyone: false, urgent: [user], actors: [], liveSessions: [], platforms: ["ios"], upto: upto)
+        }
+        // A change committed (its snapshot read by instance 1 and, later, by instance 2) ...
+        try database.pool.execute("UPDATE users SET name = 'Rita B' WHERE id = \(user)")
+        let seen = try snapshotXmax(database)
+        // ... instance 1 queues and sends its wake-up ...
+        #expect(try queue.enqueue(wake(upto: seen), minInterval: .seconds(3600)).queued == 1)
+        let claimed = try queue.claim(limit: 10, lease: .seconds(60))
+        #expect(try queue.finishSent(claimed, status: 200, minInterval: .seconds(3600)) == 1)
+        // ... so instance 2, reading the same change later, owes the phone nothing.
+        #expect(try queue.enqueue(wake(upto: seen), minInterval: .seconds(3600)) == (0, 0))
+        // A change committed after that push's claim still wakes it.
+        try database.pool.execute("UPDATE users SET name = 'Rita C' WHERE id = \(user)")
+        let later = try snapshotXmax(database)
+        #expect(try queue.enqueue(wake(upto: later), minInterval: .seconds(3600)).queued == 1)
+    }
+
+    /// What a change stream's read now would take as its snapshot's xmax.
+    private func snapshotXmax(_ database: TestDatabase) throws -> UInt64 {
+        let text = try database.pool.query("SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS x").first?.decode("x", as: String.self)
+        return try #require(text.flatMap(UInt64.init))
     }
 }

@@ -18,6 +18,9 @@ extension PushOutboxQueue {
         /// The previous holder's claim was never finished (it died or hung mid-send): APNs may
         /// have accepted that push, so this one must not be sent within the interval.
         public let interrupted: Bool
+        /// Every transaction below this id had committed when the claim was made: the sync the
+        /// push prompts sees them all (`push_devices.covered_below` once it is sent).
+        public let horizon: UInt64
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -35,7 +38,8 @@ extension PushOutboxQueue {
 
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
         let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
-            o.id, o.device_id, o.reason, o.due_at, o.attempts, d.token, d.platform, prev.claim IS NOT NULL AS interrupted
+            o.id, o.device_id, o.reason, o.due_at, o.attempts, d.token, d.platform, prev.claim IS NOT NULL AS interrupted,
+            pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
             """, joining: ("push_devices d, push_outbox prev", "d.id = o.device_id AND prev.id = o.id"), on: pool)
         return try rows.map { row in
             let platform: String = try row.decode("platform")
@@ -44,7 +48,8 @@ extension PushOutboxQueue {
             }
             return Claimed(id: try row.decode("id"), claim: claim, deviceID: try row.decode("device_id"), token: try row.decode("token"),
                            platform: known, reason: try row.decode("reason"), dueAt: try row.decode("due_at"),
-                           attempts: try row.decode("attempts"), interrupted: try row.decode("interrupted"))
+                           attempts: try row.decode("attempts"), interrupted: try row.decode("interrupted"),
+                           horizon: UInt64(try row.decode("horizon", as: String.self)) ?? 0)
         }
     }
 
@@ -62,7 +67,10 @@ extension PushOutboxQueue {
                 sent_at = CASE WHEN again THEN NULL ELSE now() END, last_status = \(status), last_error = NULL,
                 \(rearm)
                 """
-            device = "UPDATE push_devices SET last_push_at = now() WHERE id = \(push.deviceID)"
+            device = """
+                UPDATE push_devices SET last_push_at = now(), covered_below = greatest(covered_below, \(String(push.horizon))::xid8)
+                WHERE id = \(push.deviceID)
+                """
         case .failed(let status, let error, let retryAfter):
             assignments = """
                 next_attempt_at = now() + make_interval(secs => \(retryAfter.timeInterval)), last_status = \(status),
@@ -99,7 +107,7 @@ extension PushOutboxQueue {
     /// for the batch rather than a transaction per push, the sender's main cost in PostgreSQL.
     /// Answers how many were still held by the claim (the rest were lost, and are unchanged).
     public func finishSent(_ pushes: [Claimed], status: Int, minInterval: Duration) throws -> Int {
-        guard let claim = pushes.first?.claim else { return 0 }
+        guard let claim = pushes.first?.claim, let horizon = pushes.first?.horizon else { return 0 }
         let ids = pushes.map(\.id)
         return try pool.execute("""
             WITH done AS (
@@ -107,7 +115,8 @@ extension PushOutboxQueue {
                     \(Self.rearm(minInterval)), claim = NULL
                 WHERE id = ANY(\(ids)::uuid[]) AND claim = \(claim) AND sent_at IS NULL AND dead_at IS NULL
                 RETURNING device_id)
-            UPDATE push_devices SET last_push_at = now() WHERE id IN (SELECT device_id FROM done)
+            UPDATE push_devices SET last_push_at = now(), covered_below = greatest(covered_below, \(String(horizon))::xid8)
+            WHERE id IN (SELECT device_id FROM done)
             """)
     }
 

@@ -25,15 +25,19 @@ public struct PushOutboxQueue: Sendable {
         public var liveSessions: Set<UUID>
         /// Platforms a provider is configured for (`ios`, `android`): other devices are skipped.
         public var platforms: [String]
+        /// The change's snapshot's xmax: its transactions are all below it. A device whose last
+        /// push was claimed after they all committed (`covered_below`) is owed nothing.
+        public var upto: UInt64
 
         public init(users: Set<UUID>, everyone: Bool, urgent: Set<UUID>, actors: Set<UUID>, liveSessions: Set<UUID>,
-                    platforms: [String]) {
+                    platforms: [String], upto: UInt64) {
             self.users = users
             self.everyone = everyone
             self.urgent = urgent
             self.actors = actors
             self.liveSessions = liveSessions
             self.platforms = platforms
+            self.upto = upto
         }
     }
 
@@ -65,7 +69,8 @@ public struct PushOutboxQueue: Sendable {
                 WHERE (\(wake.everyone) OR d.user_id = ANY(\(users)::uuid[]) OR d.user_id = ANY(\(urgent)::uuid[])
                        OR d.user_id IN (SELECT u.id FROM users u WHERE u.user_type = 'admin'))
                   AND NOT d.user_id = ANY(\(actors)::uuid[]) AND d.platform = ANY(\(wake.platforms)::text[])
-                  AND (d.session_id IS NULL OR NOT d.session_id = ANY(\(live)::uuid[])))
+                  AND (d.session_id IS NULL OR NOT d.session_id = ANY(\(live)::uuid[]))
+                  AND (d.covered_below IS NULL OR d.covered_below < \(String(wake.upto))::xid8))
             INSERT INTO push_outbox AS o (device_id, reason, due_at, next_attempt_at)
             SELECT id, CASE WHEN urgent THEN 'urgent' ELSE 'changed' END, due, due FROM targets
             ON CONFLICT (device_id) WHERE sent_at IS NULL AND dead_at IS NULL DO UPDATE SET
