@@ -9,7 +9,8 @@
 // POST /v1/projects/<project>/messages:send: the bearer must be a token it issued and not
 // revoked; the body a data message with android.priority high. It answers as
 // <dir>/script.json says for the device token ("404:UNREGISTERED", "401", "429", "503"), else 200.
-// Every request is appended to <dir>/requests.jsonl.
+// Every request is appended to <dir>/requests.jsonl, with the client's port: one per TCP
+// connection, so a kept connection shows as one port.
 //
 // Usage: fcm_fake.js --dir DIR --key PRIVATE_PEM --email EMAIL --project PROJECT
 'use strict';
@@ -58,7 +59,8 @@ const server = http.createServer((request, response) => {
   request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
     const body = Buffer.concat(chunks).toString('utf8');
-    const record = { path: request.url, method: request.method, authorization: request.headers.authorization || null, body };
+    const record = { path: request.url, method: request.method, authorization: request.headers.authorization || null, body,
+                     connection: request.socket.remotePort };
     let status = 200, answer = {};
     if (request.url === '/token') {
       const form = new URLSearchParams(body);

@@ -32,5 +32,8 @@ import TestSupport
         #expect(tokens.count == 2 && tokens.allSatisfy { $0.status == 200 && $0.problem == nil })
         #expect(try sends().map(\.status) == [200, 401, 404])
         #expect(world.sender.counts.oauthTokens == 2 && world.sender.counts.devicesRemoved == 1)
+        // Token fetches and messages, five requests, all on one kept connection.
+        let connections = try fcm.requests().map(\.connection)
+        #expect(connections.count == 5 && Set(connections).count == 1, "connections: \(connections)")
     }
 }

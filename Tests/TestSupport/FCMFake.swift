@@ -11,6 +11,8 @@ public final class FCMFake: @unchecked Sendable {
         public let status: Int
         public let token: String?
         public let problem: String?
+        /// The client's port: the TCP connection the request came on.
+        public let connection: Int
     }
 
     public static let project = "dispatch-test"
