@@ -48,7 +48,7 @@ import Testing
         "audit": ["actor": script, "actions": [["name": "person.create", "selected": true]], "none": false,
                   "entries": [["at": "now", "actor": "a@b.c", "action": "person.create", "target": "user 1", "summary": script,
                                "person": "/console/people/1"]], "next": "/console/audit?before=1"],
-    ].merging(dataSamples) { $1 } }
+    ].merging(dataSamples) { $1 }.merging(opsSamples) { $1 } }
 
     @Test func everyTemplateRenders() throws {
         let renderer = try ConsoleRenderer()
