@@ -73,7 +73,7 @@ package final class BackupService: Sendable {
         defer { release() }
         let id = record { try $0.start(kind: "backup", file: file.lastPathComponent, source: requester.source,
                                        requestedBy: requester.userID, email: requester.email, instance: instance) }
-        return try runBackup(id, file)
+        return try runBackup(id, file, requester)
     }
 
     /// "Back up now": records the run, then takes the backup on a thread of its own; the page
@@ -81,7 +81,7 @@ package final class BackupService: Sendable {
     package func startBackup(by requester: Requester, now: Date = Date()) throws -> UUID {
         let file = directory.appendingPathComponent(BackupMaker.fileName(at: now))
         return try startInBackground(kind: "backup", file: file, requester: requester) { [self] id in
-            _ = try? runBackup(id, file)
+            _ = try? runBackup(id, file, requester)
         }
     }
 
@@ -133,20 +133,20 @@ package final class BackupService: Sendable {
         return id
     }
 
-    private func runBackup(_ id: UUID?, _ file: URL) throws -> (file: URL, manifest: BackupManifest) {
+    private func runBackup(_ id: UUID?, _ file: URL, _ requester: Requester) throws -> (file: URL, manifest: BackupManifest) {
         do {
             let manifest = try maker.make(to: file)
             let removed = try BackupRetention.prune(file.deletingLastPathComponent(), keep: keep)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
             let rows = manifest.rowCounts.values.reduce(0, +)
-            logger.info("backup written", metadata: ["file": .string(file.path), "rows": .stringConvertible(rows),
+            logger.info("\(requester.source == "schedule" ? "daily backup" : "backup") written", metadata: ["file": .string(file.path), "rows": .stringConvertible(rows),
                                                      "removed_old": .stringConvertible(removed.count)])
             status.record(.init(finishedAt: Date(), succeeded: true))
             finish(id, succeeded: true, bytes: bytes, rows: Int64(rows),
                    detail: "\(manifest.rowCounts.count) tables, \(rows) rows, schema version \(manifest.schemaVersion)")
             return (file, manifest)
         } catch {
-            logger.error("backup failed", metadata: ["file": .string(file.path), "error": .string(String(describing: error))])
+            logger.error("\(requester.source == "schedule" ? "daily backup" : "backup") failed", metadata: ["file": .string(file.path), "error": .string(String(describing: error))])
             status.record(.init(finishedAt: Date(), succeeded: false))
             finish(id, succeeded: false, bytes: nil, rows: nil, detail: String(describing: error))
             throw error
