@@ -95,8 +95,9 @@ enum ConsoleBackupRoutes {
             "backups": rows, "hasBackups": !rows.isEmpty, "running": running,
             "directory": backups.directory.path, "restoreCommand": backups.restoreCommand,
         ]
-        // Without JavaScript: the page reloads itself while a run is under way.
-        if running { data["refreshSeconds"] = 3 }
+        // Without JavaScript: the page reloads itself while a run is under way (without the
+        // "started" notice, which would otherwise outlive the run).
+        if running { data["refresh"] = "3; url=/console/backups" }
         return data
     }
 

@@ -54,7 +54,7 @@ enum ConsoleMailRoutes {
         let counts = try report.counts()
         let recent = try report.recent()
         var data: [String: Any] = [
-            "queued": counts.queued, "sending": counts.sending, "sent": counts.sentLastDay, "dead": counts.deadLastDay,
+            "queued": counts.queued, "sending": counts.sending, "sent": counts.sentLastDay, "dead": counts.deadLastDay, "hasDead": counts.deadLastDay > 0,
             "maxAttempts": setup.maxAttempts, "hasMail": !recent.isEmpty,
             "mails": recent.map { mail -> [String: Any] in
                 [

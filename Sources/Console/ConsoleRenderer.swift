@@ -38,7 +38,7 @@ package struct ConsoleRenderer: Sendable {
         ]
         if let notice { layout["notice"] = notice }
         // A page showing work under way reloads itself (no JavaScript needed; the CSP allows it).
-        if let seconds = page.data["refreshSeconds"] as? Int { layout["refresh"] = seconds }
+        if let refresh = page.data["refresh"] as? String { layout["refresh"] = refresh }
         if let viewer {
             layout["viewer"] = [
                 "name": viewer.user.name, "email": viewer.user.email, "csrf": viewer.csrfToken,

@@ -9,7 +9,7 @@ extension ConsoleTemplateTests {
                                      "size": "1.0 MiB", "databaseSize": "9.0 MiB", "by": script, "instance": script, "onDisk": false,
                                      "usable": true, "restore": script,
                                      "verify": ["verified": true, "failed": true, "running": true, "at": "now", "by": script, "detail": script]]]],
-            "mail": ["queued": 1, "sending": 0, "sent": 3, "dead": 1, "maxAttempts": 10, "hasMail": true, "csrf": "tok",
+            "mail": ["queued": 1, "sending": 0, "sent": 3, "dead": 1, "hasDead": true, "maxAttempts": 10, "hasMail": true, "csrf": "tok",
                      "smtp": ["host": "smtp.example.com", "port": 587, "tls": "starttls", "user": script, "sender": "a@b.c"],
                      "files": ["directory": script, "sender": "a@b.c"],
                      "mails": [["id": "m1", "kind": "invite", "recipient": script, "created": "now", "status": "dead", "attempts": 3,

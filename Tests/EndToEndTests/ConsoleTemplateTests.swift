@@ -10,7 +10,7 @@ import Testing
 
     /// Sample data per template; a template without an entry fails `everyTemplateRenders`.
     static var samples: [String: [String: Any]] { [
-        "layout": ["title": "T", "content": "<p>inner</p>", "css": "/c.css", "js": "/c.js", "notice": "Done.",
+        "layout": ["title": "T", "content": "<p>inner</p>", "css": "/c.css", "js": "/c.js", "notice": "Done.", "refresh": "3; url=/console/backups",
                    "viewer": ["name": script, "csrf": "tok", "nav": [["label": "People", "path": "/console/people", "current": true]]]],
         "sign-in": ["csrf": "tok", "email": script, "error": "The email or password is incorrect."],
         "message": ["heading": "Not found", "message": script, "back": "/console"],

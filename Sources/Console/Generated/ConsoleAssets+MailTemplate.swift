@@ -5,13 +5,13 @@
 extension ConsoleAssets {
     static let templateMail = #"""
 <h1>Mail</h1>
-<p class="muted">Every mail the server sends (sign-in codes, invitations, password resets, notices) is queued in the database first and sent by a background sender on each instance, retried with growing pauses and given up ("dead") after {{maxAttempts}} attempts (MAIL_MAX_ATTEMPTS). Message bodies are never shown: they may carry a sign-in code.</p>
+<p class="muted">Every mail the server sends (sign-in codes, invitations, password resets, notices) is queued in the database first and sent by a background sender on each instance, retried with growing pauses, and given up ("dead") when its attempts reach MAIL_MAX_ATTEMPTS ({{maxAttempts}}). Message bodies are never shown: they may carry a sign-in code.</p>
 <div class="card">
   <dl class="facts">
     <dt>Waiting to be sent</dt><dd>{{queued}}</dd>
     <dt>Being sent now</dt><dd>{{sending}}</dd>
     <dt>Sent in the last day</dt><dd>{{sent}}</dd>
-    <dt>Dead in the last day</dt><dd>{{#dead}}<span class="badge bad">{{dead}}</span>{{/dead}}{{^dead}}0{{/dead}}</dd>
+    <dt>Dead in the last day</dt><dd>{{#hasDead}}<span class="badge bad">{{dead}}</span>{{/hasDead}}{{^hasDead}}0{{/hasDead}}</dd>
   </dl>
 </div>
 <h2>Settings in force</h2>
