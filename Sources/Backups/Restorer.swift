@@ -72,6 +72,7 @@ package struct Restorer {
             return report
         }
         let applied = try Migrator(directoryPath: migrationsDirectory, logger: logger).migrate(connection: connection)
+        try BackupRunStore.markRestored(file: backup.file.lastPathComponent, on: connection)
         let epoch = try connection.withTransaction { try DatabaseEpoch.renew(on: $0) }
         report.lines.append("restored: \(manifest.rowCounts.count) tables, \(manifest.rowCounts.values.reduce(0, +)) rows, \(manifest.migrations.count) migrations match the manifest")
         if !applied.isEmpty { report.lines.append("applied \(applied.count) newer migrations of this build") }

@@ -86,6 +86,10 @@ import TestSupport
             }
             #expect(copy.count == counts[table], "table \(table)")
         }
+        // The backup's own run was recorded before its snapshot ("running" in the copy): the
+        // restore records that it ended well.
+        let run: String? = try restored.query("SELECT state FROM backup_runs WHERE file = \(file.lastPathComponent)").first?.decode("state")
+        #expect(run == "succeeded")
         #expect(counts["avatars"] == 1)
         #expect((counts["auth_sessions"] ?? 0) >= 3)
         let epochs = try [source, restored].map { try $0.query("SELECT epoch, generation FROM dispatch_identity").first }

@@ -60,6 +60,15 @@ public struct BackupRunStore: Sendable {
             """)
     }
 
+    /// After a restore: the restored backup's own run was recorded before its snapshot, so it
+    /// reads "running" in the copy; it ended well, or there would be nothing to restore.
+    public static func markRestored(file: String, on connection: PostgresConnection) throws {
+        try connection.execute("""
+            UPDATE backup_runs SET state = 'succeeded', finished_at = now(), detail = 'this backup was restored into this database'
+            WHERE kind = 'backup' AND file = \(file) AND state = 'running'
+            """)
+    }
+
     public func find(_ id: UUID) throws -> Run? {
         try pool.query("SELECT \(unsafeSQL: Self.columns) FROM backup_runs WHERE id = \(id)").first.map(Self.run)
     }
