@@ -84,6 +84,9 @@ let package = Package(
         .target(name: "Push", dependencies: capability + ["Accounts", "Sync", "Credentials", "OutboundHTTP"]),
         // Operations: readiness, metrics, the backups' status.
         .target(name: "Operations", dependencies: capability),
+        // Backups: the signed backup file, verify and restore (pg_dump, pg_restore), the daily
+        // schedule and the record of every run, for the commands and the console alike.
+        .target(name: "Backups", dependencies: ["Postgres", "EmbeddedPostgres", "Credentials", "Store", "ServiceKit", "Operations", logging]),
         // The composition root: builds the services, registers the route groups with their error
         // style, and orders the middleware.
         .target(name: "API", dependencies: capability + [
@@ -92,13 +95,13 @@ let package = Package(
         // The operator's console under /console: server-rendered pages, cookie sessions, CSRF.
         // Templates and assets are compiled in (Sources/Console/Generated/, from console/).
         .target(name: "Console", dependencies: [
-            "API", "Accounts", "Sync", "Operations", "Webhooks", "Slack", "RouteKit", "ServiceKit",
+            "API", "Accounts", "Sync", "Operations", "Webhooks", "Slack", "Backups", "Mail", "RouteKit", "ServiceKit",
             "HTTPServer", "HTTP1", "JSON", "Postgres", "Store", "Domain", "Credentials", logging,
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
         // The executable: CLI, configuration, wiring.
         .executableTarget(name: "dispatchd", dependencies: [
-            "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console",
+            "API", "Accounts", "Sync", "Realtime", "Operations", "RouteKit", "ServiceKit", "Console", "Backups",
             "HTTPServer", "JSON", "Postgres", "EmbeddedPostgres", "Credentials", "Store", "Mail", "Slack", "Webhooks", "Push", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -118,6 +121,6 @@ let package = Package(
         // dispatchd: built before the tests run, which start the binary (CommandLineTests).
         .testTarget(name: "EndToEndTests", dependencies: [
             "API", "Accounts", "Resources", "Sync", "Realtime", "Supabase", "Operations", "RouteKit", "ServiceKit", "Console", "HTTPServer", "HTTP1", "JSON", "Postgres", "EmbeddedPostgres", "TestSupport", "dispatchd",
-            "Slack", "Webhooks", "Push", "Mail", "Store", "Domain", "Credentials"]),
+            "Slack", "Webhooks", "Push", "Mail", "Store", "Domain", "Credentials", "Backups"]),
     ]
 )

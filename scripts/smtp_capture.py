@@ -19,6 +19,7 @@ Options:
   --tls MODE          starttls (default: STARTTLS required before MAIL), implicit, none
   --auth USER:PASS    require AUTH (PLAIN/LOGIN, over TLS only)
   --reject PREFIX     answer RCPT with 550 for recipients starting with PREFIX (permanent failure)
+  --reject-once PREFIX  the same, but only for the first mail to each such recipient
 
 Python helpers for pytest: `read_messages(dir)` and `wait_for_messages(dir, count, timeout)`.
 """
@@ -88,15 +89,20 @@ def main():
     parser.add_argument("--tls", choices=["starttls", "implicit", "none"], default="starttls")
     parser.add_argument("--auth")
     parser.add_argument("--reject")
+    parser.add_argument("--reject-once")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     out_path = os.path.join(args.dir, "messages.jsonl")
     lock = threading.Lock()
+    rejected_once = set()
 
     class Handler:
         async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
             if args.reject and address.lower().startswith(args.reject.lower()):
                 return "550 5.1.1 mailbox unavailable (smtp-capture --reject)"
+            if args.reject_once and address.lower().startswith(args.reject_once.lower()) and address.lower() not in rejected_once:
+                rejected_once.add(address.lower())
+                return "550 5.1.1 mailbox unavailable (smtp-capture --reject-once)"
             envelope.rcpt_tos.append(address)
             return "250 OK"
 

@@ -53,6 +53,8 @@ package struct APIApplication: Sendable {
     package var backups: BackupStatus?
     /// Whether PUBLIC_URL is set; unset, `ForwardedHeaderWarnings` warns about https proxies.
     package var publicURLIsSet = true
+    /// Each signed-in caller's last failed requests on this instance (the console's person page).
+    package let failures = FailureRing()
 
     /// The server's global body limit: avatar uploads need 5 MiB, Storage uploads 5 MiB plus a
     /// multipart envelope; each route enforces its own limit (JSON routes 1 MiB,
@@ -147,7 +149,7 @@ package struct APIApplication: Sendable {
             ClientAddressMiddleware(trustedProxies: trustedProxies),
             ForwardedHeaderWarnings(trustedProxies: trustedProxies, publicURLIsSet: publicURLIsSet), LoggingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            CompressionMiddleware(), ErrorMiddleware(renderer: Self.errorRenderer),
+            CompressionMiddleware(), FailureRingMiddleware(ring: failures), ErrorMiddleware(renderer: Self.errorRenderer),
             SupabaseGateway(publishableKey: publishableKey),
         ]
         guard let auth else { return base }

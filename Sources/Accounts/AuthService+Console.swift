@@ -15,3 +15,20 @@ extension AuthService {
         return (signedIn.user, signedIn.sessionID, signedIn.deviceCookie)
     }
 }
+
+extension AuthService {
+    /// The console's "send a new one" for a dead invitation, sign-in or recovery mail: a fresh
+    /// code and link through the same path the API takes (the old mail's code is never sent
+    /// again; it may have expired, and its message was dropped when the mail died). Answers
+    /// false for a kind that carries no link.
+    package func sendNewMail(kind: String, to email: String) throws -> Bool {
+        let request = EmailRequest(email: email, challenge: nil, redirectTo: emailSettings.redirects.resolve(nil), source: nil)
+        switch kind {
+        case "invite": _ = try invite(email: email, name: nil, userType: .realtor)
+        case "magic_link": try requestSignInCode(request, createUser: false, name: nil)
+        case "recovery": try requestRecovery(request)
+        default: return false
+        }
+        return true
+    }
+}

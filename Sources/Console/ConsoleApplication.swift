@@ -1,7 +1,9 @@
 import API
 import Accounts
+import Backups
 import HTTPServer
 import Postgres
+import RouteKit
 import Slack
 import Webhooks
 
@@ -15,8 +17,10 @@ package struct ConsoleApplication: Sendable {
     package let server: ConsoleServerFacts
 
     package init(auth: AuthService, server: ConsoleServerFacts, secureCookies: Bool,
-                 webhooks: WebhookService? = nil, slack: SlackService? = nil) throws {
-        site = ConsoleSite(auth: auth, renderer: try ConsoleRenderer(), secureCookies: secureCookies, webhooks: webhooks, slack: slack)
+                 webhooks: WebhookService? = nil, slack: SlackService? = nil, backups: BackupService? = nil,
+                 failures: FailureRing? = nil, mail: ConsoleMailSetup? = nil) throws {
+        site = ConsoleSite(auth: auth, renderer: try ConsoleRenderer(), secureCookies: secureCookies, webhooks: webhooks, slack: slack,
+                           backups: backups, failures: failures, mail: mail)
         self.server = server
     }
 
@@ -36,6 +40,8 @@ package struct ConsoleApplication: Sendable {
             ConsoleIntegrationRoutes.register(on: &console, site: site)
             ConsoleSlack.register(on: &console, site: site)
             ConsoleAccountPages.register(on: &console, site: site)
+            ConsoleBackupRoutes.register(on: &console, site: site)
+            ConsoleMailRoutes.register(on: &console, site: site)
             // Unknown console paths answer a page, not the API's JSON 404.
             console.get("/console/{path...}") { _, _ in throw ConsoleError.notFound("This console page") }
         }

@@ -24,4 +24,13 @@ enum ConsoleFormat {
     static func milliseconds(_ seconds: Double) -> String {
         seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : String(format: "%.1f s", seconds)
     }
+
+    /// A size in bytes as people read it (binary units, one decimal).
+    static func bytes(_ count: Int64?) -> String {
+        guard let count else { return "—" }
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count), unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        return unit == 0 ? "\(count) bytes" : "\(String(format: "%.1f", value)) \(units[unit])"
+    }
 }

@@ -12,6 +12,8 @@ package enum ConsoleNav {
         Item(label: "Explain access", path: "/console/access"),
         Item(label: "Sync health", path: "/console/sync"),
         Item(label: "Integrations", path: "/console/integrations"),
+        Item(label: "Backups", path: "/console/backups"),
+        Item(label: "Mail", path: "/console/mail"),
         Item(label: "Server", path: "/console/server"),
         Item(label: "Audit log", path: "/console/audit"),
     ]

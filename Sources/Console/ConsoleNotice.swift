@@ -22,6 +22,10 @@ package enum ConsoleNotice {
         "slack-resumed": "Slack integration resumed: waiting posts go out.",
         "slack-linked": "Slack user linked.",
         "slack-unlinked": "Slack user unlinked.",
+        "backup-started": "Backup started: this page refreshes until it ends.",
+        "verify-started": "Verify started: the backup is restored into a scratch database and compared; this page refreshes until it ends.",
+        "test-mail": "Test mail queued to your address: its delivery shows below.",
+        "mail-resent": "A new mail was queued with a fresh link and code.",
     ]
 
     /// A notice code's text; nil for codes nobody registered.

@@ -134,5 +134,6 @@ enum ConsolePersonRoutes {
             "hasKeys": !keys.isEmpty,
             "slack": try ConsoleSlack.person(user.id, site: site) as Any,
         ].merging(try ConsoleWakeUps.data(userID: user.id, site: site)) { $1 }
+            .merging(ConsoleFailures.data(userID: user.id, site: site)) { $1 }
     }
 }

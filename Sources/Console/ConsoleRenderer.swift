@@ -37,6 +37,8 @@ package struct ConsoleRenderer: Sendable {
             "css": assetURLs["console.css"] ?? "", "js": assetURLs["console.js"] ?? "",
         ]
         if let notice { layout["notice"] = notice }
+        // A page showing work under way reloads itself (no JavaScript needed; the CSP allows it).
+        if let refresh = page.data["refresh"] as? String { layout["refresh"] = refresh }
         if let viewer {
             layout["viewer"] = [
                 "name": viewer.user.name, "email": viewer.user.email, "csrf": viewer.csrfToken,

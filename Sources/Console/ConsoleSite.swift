@@ -1,11 +1,13 @@
 import API
 import Accounts
+import Backups
 import Credentials
 import Domain
 import Foundation
 import HTTP1
 import HTTPServer
 import Slack
+import RouteKit
 import Store
 import Webhooks
 
@@ -23,14 +25,23 @@ package struct ConsoleSite: Sendable {
     /// The integrations the server runs with (nil: none, and their pages say so).
     package let webhooks: WebhookService?
     package let slack: SlackService?
+    /// The backup service (the Backups page), each caller's recent failures (the person
+    /// page), and outgoing mail (the Mail page); nil where the server runs without them.
+    package let backups: BackupService?
+    package let failures: FailureRing?
+    package let mail: ConsoleMailSetup?
     let cookies: ConsoleCookies
 
     /// How long a console sign-in lasts; the cookie and the row expire together.
     package static let sessionLifetime: TimeInterval = 12 * 3600
 
     package init(auth: AuthService, renderer: ConsoleRenderer, secureCookies: Bool,
-                 webhooks: WebhookService? = nil, slack: SlackService? = nil) {
+                 webhooks: WebhookService? = nil, slack: SlackService? = nil, backups: BackupService? = nil,
+                 failures: FailureRing? = nil, mail: ConsoleMailSetup? = nil) {
         self.auth = auth
+        self.backups = backups
+        self.failures = failures
+        self.mail = mail
         self.webhooks = webhooks
         self.slack = slack
         self.renderer = renderer

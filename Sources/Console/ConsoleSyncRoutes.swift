@@ -72,7 +72,8 @@ enum ConsoleSyncRoutes {
         }
         return ConsolePage(title: "Sync health: \(user.name)", section: "/console/sync", template: "devices", data: [
             "person": user.name, "name": user.name, "personID": user.id.uuidString.lowercased(), "devices": rows, "none": rows.isEmpty,
-        ].merging(try ConsoleWakeUps.data(userID: user.id, site: site)) { $1 })
+        ].merging(try ConsoleWakeUps.data(userID: user.id, site: site)) { $1 }
+            .merging(ConsoleFailures.data(userID: user.id, site: site)) { $1 })
     }
 
     /// The recorded facts of a device, as table cells.

@@ -14,6 +14,8 @@ public enum MailContent: Sendable, Equatable {
     case passwordChanged
     /// `url` is the endpoint's, `reason` why the server disabled it.
     case webhookDisabled(url: String, reason: String)
+    /// The console's test mail: proves the relay settings end to end.
+    case test
 
     public var kind: MailKind {
         switch self {
@@ -24,6 +26,7 @@ public enum MailContent: Sendable, Equatable {
         case .emailChangeNotice: .emailChangeNotice
         case .passwordChanged: .passwordChanged
         case .webhookDisabled: .webhookDisabled
+        case .test: .test
         }
     }
 
@@ -37,7 +40,7 @@ public enum MailContent: Sendable, Equatable {
             ["code": code, "link": link, "new_email": newEmail, "valid_minutes": String(minutes)]
         case .emailChangeNotice(let newEmail, let cancelLink):
             ["new_email": newEmail, "cancel_link": cancelLink]
-        case .passwordChanged:
+        case .passwordChanged, .test:
             [:]
         case .webhookDisabled(let url, let reason):
             ["url": url, "reason": reason]

@@ -16,4 +16,6 @@ public enum MailKind: String, CaseIterable, Sendable {
     case passwordChanged = "password_changed"
     /// Tells an endpoint's creator the server disabled their webhook (a 410, or 5 days of failures).
     case webhookDisabled = "webhook_disabled"
+    /// "Send a test mail" in the console: to the administrator who asked, through the outbox.
+    case test
 }

@@ -35,6 +35,13 @@ package struct APIErrorRenderer: ErrorRendering {
         let safe = context.route.map { $0.method == .get || $0.method == .head } ?? false
         let error = DatabaseErrorMapping.forMethod(error, safe: safe)
         Self.log(error, logger: context.logger)
+        // On the request's log line and in the caller's recent failures (`FailureRing`).
+        switch error {
+        case is DomainError, is HTTPError, is PostgresError:
+            context.logFields["error_code"] = .string(Self.contract(for: error).code)
+        default:
+            break
+        }
         if let family = families[style] { return family.response(for: error, context: context) }
         return Self.contract(for: error).response
     }

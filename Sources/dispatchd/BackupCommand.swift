@@ -1,4 +1,5 @@
 import ArgumentParser
+import Backups
 import Foundation
 import Logging
 
@@ -27,14 +28,16 @@ struct BackupCommand: ParsableCommand {
             let session = try DatabaseSession.open(configuration: configuration, logger: logger)
             defer { session.close() }
             let file = output.map { URL(fileURLWithPath: $0) }
-                ?? URL(fileURLWithPath: configuration.backup.directory).appendingPathComponent(BackupMaker.fileName(at: Date()))
-            let manifest = try BackupMaker(target: session.target, keys: keys).make(to: file)
-            logger.info("backup written", metadata: ["file": .string(file.path), "tables": .stringConvertible(manifest.rowCounts.count),
+            var settings = configuration
+            settings.backup.keep = keep ?? configuration.backup.keep
+            if let file { settings.backup.directory = file.deletingLastPathComponent().path }
+            // Recorded for the console's Backups page when the database has that table (0038).
+            let recorded = try? session.pool.query("SELECT to_regclass('backup_runs') IS NOT NULL AS present").first?.decode("present", as: Bool.self)
+            let service = settings.backupService(target: session.target, keys: keys, pool: recorded == true ? session.pool : nil, logger: logger)
+            let (written, manifest) = try service.backUp(by: .command, to: file)
+            logger.info("backup written", metadata: ["file": .string(written.path), "tables": .stringConvertible(manifest.rowCounts.count),
                                                      "schema_version": .stringConvertible(manifest.schemaVersion)])
-            for removed in try BackupRetention.prune(file.deletingLastPathComponent(), keep: keep ?? configuration.backup.keep) {
-                logger.info("old backup removed", metadata: ["file": .string(removed.path)])
-            }
-            print(file.standardizedFileURL.path)
+            print(written.standardizedFileURL.path)
         } catch {
             // One line, the same for every failure (BackupError, the database, the filesystem).
             FileHandle.standardError.write(Data("dispatchd backup: \(error)\n".utf8))

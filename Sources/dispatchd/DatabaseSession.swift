@@ -1,3 +1,4 @@
+import Backups
 import EmbeddedPostgres
 import Foundation
 import Logging

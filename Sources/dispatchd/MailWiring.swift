@@ -1,4 +1,5 @@
 import API
+import Console
 import Credentials
 import Foundation
 import Logging
@@ -11,6 +12,8 @@ struct MailWiring {
     let links: PublicLinks
     let outbox: MailOutbox
     let sender: MailSender
+    /// What the console's Mail page shows of it (never the SMTP password).
+    let console: ConsoleMailSetup
 
     /// Parses the templates (a broken override stops the start) and builds the transport.
     /// The sender is not started yet.
@@ -54,6 +57,10 @@ struct MailWiring {
         let seal = SecretSeal.mailOutbox(serverSecret: serverSecret)
         let sender = MailSender(queue: MailQueue(pool: pool, seal: seal), transport: transport, envelopeSender: settings.sender.email,
                                 policy: policy, logger: logger)
-        return MailWiring(links: links, outbox: MailOutbox(templates: templates, sender: settings.sender, seal: seal), sender: sender)
+        let outbox = MailOutbox(templates: templates, sender: settings.sender, seal: seal)
+        let fileDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path + "/mail"
+        return MailWiring(links: links, outbox: outbox, sender: sender,
+                          console: ConsoleMailSetup(outbox: outbox, smtp: settings.smtp, fileDirectory: fileDirectory,
+                                                    maxAttempts: settings.maxAttempts))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Backups
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import API
 import Accounts
+import Backups
 import Console
 import Foundation
 import HTTPServer
@@ -14,14 +15,14 @@ struct ConsoleWiring {
     let sampler: MetricsSampler
 
     init(application: APIApplication, auth: AuthService, pool: PostgresPool, migrator: Migrator,
-         configuration: Configuration) throws {
+         configuration: Configuration, backups: BackupService, mail: ConsoleMailSetup) throws {
         let errors = ErrorRing()
         sampler = MetricsSampler(metrics: application.metrics, pool: pool, sync: application.sync)
         let console = try ConsoleApplication(
             auth: auth,
             server: ConsoleServerFacts(version: ServerVersion.current, pool: pool, migrator: migrator, sampler: sampler, errors: errors),
             secureCookies: configuration.consoleSecureCookies,
-            webhooks: application.webhooks, slack: application.slack
+            webhooks: application.webhooks, slack: application.slack, backups: backups, failures: application.failures, mail: mail
         )
         var router = application.makeRouter()
         console.register(on: &router)

@@ -1,4 +1,5 @@
 import API
+import Backups
 import Accounts
 import ArgumentParser
 import Foundation
@@ -109,16 +110,14 @@ struct ServeCommand: ParsableCommand {
         }
         application.pushSender = pushSender
         application.publicURLIsSet = configuration.mail.publicURL != nil
-        let dailyBackups = configuration.backup.daily
-            ? DailyBackups(maker: BackupMaker(target: session.target,
-                                              keys: BackupKeyring(secret: configuration.backup.key ?? jwtSecret,
-                                                                  previous: configuration.backup.previousKeys)),
-                           directory: configuration.backup.directory, keep: configuration.backup.keep,
-                           status: BackupStatus(), logger: logger)
-            : nil
-        application.backups = dailyBackups?.status
+        let backups = configuration.backupService(
+            target: session.target, keys: BackupKeyring(secret: configuration.backup.key ?? jwtSecret, previous: configuration.backup.previousKeys),
+            pool: session.pool, logger: logger)
+        backups.markInterrupted()
+        let dailyBackups = configuration.backup.daily ? DailyBackups(service: backups) : nil
+        application.backups = dailyBackups == nil ? nil : backups.status
         let console = try ConsoleWiring(application: application, auth: auth, pool: session.pool, migrator: migrator,
-                                        configuration: configuration)
+                                        configuration: configuration, backups: backups, mail: mail.console)
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: console.router,

@@ -7,6 +7,7 @@ import Supabase
 import Operations
 import RouteKit
 import ServiceKit
+import Backups
 import Console
 import Credentials
 import Domain
@@ -48,6 +49,7 @@ final class AuthTestServer {
          refreshReuseGrace: Duration = SessionStore.defaultReuseGrace, trustedProxies: String = "",
          kdfConcurrency: Int = 2, workerCount: Int = 4, withConsole: Bool = false, secureConsoleCookies: Bool = false,
          emailSettings: EmailAuthSettings? = nil, realtimePublicBroadcast: Bool = false,
+         consoleMail: ConsoleMailSetup? = nil, consoleBackups: BackupService? = nil,
          adjustRouter: (inout Router) -> Void = { _ in },
          configureApplication: (inout APIApplication) throws -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
@@ -78,7 +80,8 @@ final class AuthTestServer {
                                            migrator: Migrator(directoryPath: ProjectPaths.migrations),
                                            sampler: MetricsSampler(metrics: application.metrics, pool: database.pool, sync: application.sync),
                                            errors: errors),
-                secureCookies: secureConsoleCookies, webhooks: application.webhooks, slack: application.slack)
+                secureCookies: secureConsoleCookies, webhooks: application.webhooks, slack: application.slack,
+                backups: consoleBackups, failures: application.failures, mail: consoleMail)
             console.register(on: &router)
             middleware = [ErrorRingMiddleware(ring: errors)] + middleware + [console.middleware]
             self.console = console

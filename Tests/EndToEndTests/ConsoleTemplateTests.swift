@@ -10,7 +10,7 @@ import Testing
 
     /// Sample data per template; a template without an entry fails `everyTemplateRenders`.
     static var samples: [String: [String: Any]] { [
-        "layout": ["title": "T", "content": "<p>inner</p>", "css": "/c.css", "js": "/c.js", "notice": "Done.",
+        "layout": ["title": "T", "content": "<p>inner</p>", "css": "/c.css", "js": "/c.js", "notice": "Done.", "refresh": "3; url=/console/backups",
                    "viewer": ["name": script, "csrf": "tok", "nav": [["label": "People", "path": "/console/people", "current": true]]]],
         "sign-in": ["csrf": "tok", "email": script, "error": "The email or password is incorrect."],
         "message": ["heading": "Not found", "message": script, "back": "/console"],
@@ -48,7 +48,7 @@ import Testing
         "audit": ["actor": script, "actions": [["name": "person.create", "selected": true]], "none": false,
                   "entries": [["at": "now", "actor": "a@b.c", "action": "person.create", "target": "user 1", "summary": script,
                                "person": "/console/people/1"]], "next": "/console/audit?before=1"],
-    ].merging(dataSamples) { $1 } }
+    ].merging(dataSamples) { $1 }.merging(opsSamples) { $1 } }
 
     @Test func everyTemplateRenders() throws {
         let renderer = try ConsoleRenderer()

@@ -46,6 +46,7 @@ import Testing
             .emailChangeNotice(newEmail: "new@example.com", cancelLink: "https://l/5"),
             .passwordChanged,
             .webhookDisabled(url: "https://hooks.example.com/in", reason: "the receiver answered 410 Gone"),
+            .test,
         ]
         #expect(Set(contents.map(\.kind)) == Set(MailKind.allCases))
         for content in contents {

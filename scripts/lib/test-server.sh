@@ -4,7 +4,7 @@
 # interpreter) and `dispatchd` (the binary) first.
 #
 #   test_server_init NAME      scratch directory in $work, DATA_DIR, traps; loopback, port 0
-#   test_server_smtp_relay     aiosmtpd with STARTTLS (scripts/smtp_capture.py); exports SMTP_*
+#   test_server_smtp_relay [ARG…]  aiosmtpd with STARTTLS (scripts/smtp_capture.py, given ARGs); exports SMTP_*
 #                              and DISPATCH_SMTP_DIR, where the tests read the captured mail
 #   test_server_start          `dispatchd serve`; sets base_url from the banner
 #   test_server_alive          fails when the server exited during the tests
@@ -48,7 +48,7 @@ test_server_cleanup() {
 test_server_smtp_relay() {
     scripts/smtp-capture --install-only
     local smtp_dir=$work/smtp
-    "$python" scripts/smtp_capture.py --dir "$smtp_dir" >"$work/smtp.log" 2>&1 &
+    "$python" scripts/smtp_capture.py --dir "$smtp_dir" "$@" >"$work/smtp.log" 2>&1 &
     smtp_pid=$!
     for _ in $(seq 1 300); do [[ -f $smtp_dir/ready.json ]] && break; sleep 0.1; done
     [[ -f $smtp_dir/ready.json ]] || { echo "the SMTP relay did not start" >&2; cat "$work/smtp.log" >&2; exit 1; }

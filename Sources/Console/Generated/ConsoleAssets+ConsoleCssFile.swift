@@ -110,6 +110,10 @@ fieldset.choice > label { font-weight: 400; font-size: inherit; display: flex; g
 .delivery-retrying { color: var(--ink-orange); background: color-mix(in srgb, var(--orange) var(--tint), transparent); }
 .delivery-pending { color: var(--ink-gray); background: color-mix(in srgb, var(--gray) var(--tint), transparent); }
 .delivery-dead { color: var(--ink-red); background: color-mix(in srgb, var(--red) 10%, transparent); }
+/* Commands to paste (the Backups page's restore command): wrapped, never wider than the card. */
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); border: 1px solid var(--line); border-radius: var(--r-md); padding: var(--s2) var(--s3); }
+details > summary { cursor: pointer; color: var(--text-2); }
+details[open] { margin-bottom: var(--s2); }
 
 """#
 }

@@ -19,6 +19,7 @@ extension ConsoleAssets {
   {{/none}}
 </div>
 {{> wake-ups}}
+{{> failures}}
 
 """#
 }

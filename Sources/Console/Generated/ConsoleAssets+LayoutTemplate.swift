@@ -10,7 +10,8 @@ extension ConsoleAssets {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>{{title}} · Dispatch console</title>
+{{#refresh}}<meta http-equiv="refresh" content="{{refresh}}">
+{{/refresh}}<title>{{title}} · Dispatch console</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="{{css}}">
 <script type="module" src="{{js}}"></script>

@@ -63,6 +63,7 @@ extension ConsoleAssets {
 </div>
 {{/slack}}
 {{> wake-ups}}
+{{> failures}}
 <h2>Sessions</h2>
 <div class="card">
   {{#hasSessions}}

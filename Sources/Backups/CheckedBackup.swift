@@ -3,13 +3,13 @@ import Foundation
 /// A backup file unpacked into a private directory and checked (BackupArchive.open: members,
 /// HMAC, checksums). `restore` makes one before it starts or connects to any database, so a
 /// foreign or altered file is refused with nothing touched.
-struct CheckedBackup {
-    let file: URL
-    let manifest: BackupManifest
+package struct CheckedBackup {
+    package let file: URL
+    package let manifest: BackupManifest
     /// The private directory holding the members; `remove()` deletes it.
-    let directory: URL
+    package let directory: URL
 
-    static func open(_ file: URL, keys: BackupKeyring) throws -> CheckedBackup {
+    package static func open(_ file: URL, keys: BackupKeyring) throws -> CheckedBackup {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-restore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
@@ -20,9 +20,9 @@ struct CheckedBackup {
         }
     }
 
-    var dump: URL { directory.appendingPathComponent(BackupManifest.dumpName) }
+    package var dump: URL { directory.appendingPathComponent(BackupManifest.dumpName) }
 
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -8,26 +8,26 @@ import Postgres
 /// reads the applied migrations, while pg_dump dumps with that same snapshot
 /// (`--snapshot`). The manifest therefore describes exactly the dump, however many writers
 /// run meanwhile, and nothing is locked beyond pg_dump's usual ACCESS SHARE locks.
-struct BackupMaker {
-    static let filePrefix = "dispatch-backup-"
-    static let fileSuffix = ".tar"
+package struct BackupMaker {
+    package static let filePrefix = "dispatch-backup-"
+    package static let fileSuffix = ".tar"
 
-    let target: DatabaseTarget
+    package let target: DatabaseTarget
     /// Signs the manifest (BackupKeyring): a restore accepts only files made with the key.
-    let keys: BackupKeyring
+    package let keys: BackupKeyring
 
     /// `dispatch-backup-20261127T031500.123Z.tar`: sorts by time, names its UTC day.
-    static func fileName(at date: Date) -> String {
+    package static func fileName(at date: Date) -> String {
         filePrefix + dayStamp(date) + timeFormatter.string(from: date) + fileSuffix
     }
 
     /// The UTC day in file-name form (`20261127`), the prefix the daily schedule looks for.
-    static func dayStamp(_ date: Date) -> String {
+    package static func dayStamp(_ date: Date) -> String {
         dayFormatter.string(from: date)
     }
 
     /// Writes the backup to `file` and returns its manifest.
-    func make(to file: URL) throws -> BackupManifest {
+    package func make(to file: URL) throws -> BackupManifest {
         let directory = file.deletingLastPathComponent()
         // Owner-only when this creates it: the directory lists who backs up what, and when.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
@@ -71,7 +71,7 @@ struct BackupMaker {
 
     /// The pg_dump to use and its version text; refuses one older than the server (pg_dump
     /// cannot dump a newer server).
-    static func pgDump(serverVersionNum: Int) throws -> (path: String, version: String) {
+    package static func pgDump(serverVersionNum: Int) throws -> (path: String, version: String) {
         let serverMajor = serverVersionNum / 10000
         guard let path = PostgresBinaries.clientProgram("pg_dump", serverMajor: serverMajor) else {
             throw BackupError("pg_dump not found; install the PostgreSQL \(serverMajor) client (apt-get install postgresql-client-\(serverMajor))")

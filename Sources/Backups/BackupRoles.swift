@@ -6,10 +6,10 @@ import Postgres
 /// the missing ones itself, NOLOGIN and without any attribute, as quoted identifiers of names
 /// it has checked; no statement ever comes from the file. Give one LOGIN and a password with
 /// `ALTER ROLE` afterwards if it should sign in.
-enum BackupRoles {
+package enum BackupRoles {
     /// A role name a restore will create: what PostgreSQL allows unquoted plus `-` and `.`
     /// (common in service accounts), never a reserved `pg_` name.
-    static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 63, !name.hasPrefix("pg_") else { return false }
         let letter = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_") }
         let digit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
@@ -17,11 +17,11 @@ enum BackupRoles {
     }
 
     /// `"name"`; only ever called with a valid name, which holds no quote.
-    static func quoted(_ name: String) -> String {
+    package static func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    static func createMissing(_ roles: [String], on connection: PostgresConnection, logger: Logger) {
+    package static func createMissing(_ roles: [String], on connection: PostgresConnection, logger: Logger) {
         for role in roles {
             guard isValid(role) else {
                 logger.warning("a role name of the backup is not accepted; not created", metadata: ["role": .string(String(role.prefix(80)))])
@@ -38,7 +38,7 @@ enum BackupRoles {
     }
 
     /// The roles that do not exist on the server.
-    static func missing(_ roles: [String], on connection: PostgresConnection) throws -> [String] {
+    package static func missing(_ roles: [String], on connection: PostgresConnection) throws -> [String] {
         try roles.filter { try connection.query("SELECT 1 FROM pg_roles WHERE rolname = \($0)").first == nil }
     }
 }

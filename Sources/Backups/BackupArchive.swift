@@ -7,8 +7,8 @@ import Glibc
 /// `database.dump` (pg_dump's custom format, itself compressed), in that order. Plain tar so
 /// an operator can inspect or unpack one with standard tools (`tar -tvf`, `tar -xOf FILE
 /// manifest.json`) and pg_restore the dump by hand.
-enum BackupArchive {
-    static let members = [BackupManifest.manifestName, BackupManifest.signatureName, BackupManifest.dumpName]
+package enum BackupArchive {
+    package static let members = [BackupManifest.manifestName, BackupManifest.signatureName, BackupManifest.dumpName]
     /// What format 1 held: recognised only to say why it is refused.
     private static let unsignedMembers = [BackupManifest.manifestName, "roles.sql", BackupManifest.dumpName]
 
@@ -17,7 +17,7 @@ enum BackupArchive {
     /// name. The temporary file is created owner-only (the dump holds password and token
     /// hashes) by this process itself, under a random name and with O_EXCL|O_NOFOLLOW, before
     /// a byte is written: no other local user can read it meanwhile or point it elsewhere.
-    static func write(from directory: URL, to file: URL) throws {
+    package static func write(from directory: URL, to file: URL) throws {
         let suffix = try SecureRandom.token(byteCount: 12)
         let partial = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(suffix).partial")
         let descriptor = Glibc.open(partial.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -44,7 +44,7 @@ enum BackupArchive {
     /// backup: exactly the three members, each a regular file; the manifest's HMAC under one of
     /// `keys` (so the file was written by someone holding the key); then each member's size
     /// and SHA-256 as the manifest records them.
-    static func open(_ file: URL, into directory: URL, keys: BackupKeyring) throws -> BackupManifest {
+    package static func open(_ file: URL, into directory: URL, keys: BackupKeyring) throws -> BackupManifest {
         guard FileManager.default.isReadableFile(atPath: file.path) else {
             throw BackupError("\(file.path): no such readable file")
         }
@@ -90,7 +90,7 @@ enum BackupArchive {
     }
 
     /// Size and SHA-256 of one member file.
-    static func member(_ file: URL) throws -> BackupManifest.Member {
+    package static func member(_ file: URL) throws -> BackupManifest.Member {
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         guard let digest = SHA256.hex(fileAtPath: file.path) else { throw BackupError("cannot read \(file.path)") }
         return BackupManifest.Member(name: file.lastPathComponent, bytes: (attributes[.size] as? Int) ?? -1, sha256: digest)

@@ -10,55 +10,38 @@ import Foundation
 /// `DATA_DIR/jwt_secret`). Deriving keeps the two uses apart: a backup's MAC says nothing about
 /// the token key. Rotation: set a new BACKUP_KEY and list the old secrets in
 /// BACKUP_KEY_PREVIOUS; new backups are signed with the new key, old ones still verify.
-struct BackupKeyring: Sendable {
-    struct Key: Sendable {
+package struct BackupKeyring: Sendable {
+    package struct Key: Sendable {
         /// A short public name for the key (a MAC of a fixed text), so a refusal can say which
         /// key signed a file without revealing anything about the key.
-        let id: String
-        let bytes: [UInt8]
+        package let id: String
+        package let bytes: [UInt8]
     }
 
-    static let algorithm = "HMAC-SHA256"
+    package static let algorithm = "HMAC-SHA256"
     private static let derivationLabel = "dispatch-backup manifest key v1"
 
-    let signing: Key
+    package let signing: Key
     /// The signing key first, then the previous ones.
-    let accepted: [Key]
+    package let accepted: [Key]
 
-    init(secret: String, previous: [String] = []) {
+    package init(secret: String, previous: [String] = []) {
         signing = Self.derive(secret)
         accepted = [signing] + previous.map(Self.derive)
     }
 
-    static func derive(_ secret: String) -> Key {
+    package static func derive(_ secret: String) -> Key {
         let bytes = HMACSHA256.mac(key: Array(secret.utf8), Array(derivationLabel.utf8))
         return Key(id: String(HMACSHA256.hex(key: bytes, "key id").prefix(12)), bytes: bytes)
     }
 
-    /// The keys for this configuration. `creating`: with the embedded database and no
-    /// configured secret, generate the token secret as `serve` would (a backup may be the first
-    /// command run); a restore never does, since a new secret cannot verify an existing file.
-    static func load(_ configuration: Configuration, creating: Bool) throws -> BackupKeyring {
-        let previous = configuration.backup.previousKeys
-        if let secret = configuration.backup.key ?? configuration.jwtSecret {
-            return BackupKeyring(secret: secret, previous: previous)
-        }
-        if creating {
-            return BackupKeyring(secret: try JWTSecretStore.loadOrCreate(in: configuration.dataDirectory), previous: previous)
-        }
-        guard let secret = try JWTSecretStore.load(in: configuration.dataDirectory) else {
-            throw BackupError("no backup key: \(configuration.dataDirectory)/jwt_secret does not exist and neither BACKUP_KEY nor JWT_SECRET is set. Set BACKUP_KEY (or JWT_SECRET) to the secret of the installation that wrote the backup, or put its jwt_secret back (docs/operators/backups.md)")
-        }
-        return BackupKeyring(secret: secret, previous: previous)
-    }
-
     /// `manifest.hmac`: one line, `HMAC-SHA256 <key id> <hex MAC>`.
-    func sign(_ manifest: Data) -> Data {
+    package func sign(_ manifest: Data) -> Data {
         Data("\(Self.algorithm) \(signing.id) \(HMACSHA256.hex(key: signing.bytes, bytes: [UInt8](manifest)))\n".utf8)
     }
 
     /// Throws unless `signature` is a MAC of `manifest` under one of the accepted keys.
-    func verify(manifest: Data, signature: Data, of file: String) throws {
+    package func verify(manifest: Data, signature: Data, of file: String) throws {
         let fields = String(decoding: signature, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let parts = fields.first?.split(separator: " ", omittingEmptySubsequences: false).map(String.init) ?? []
         guard fields.count == 2, fields[1].isEmpty, parts.count == 3, parts[0] == Self.algorithm,

@@ -3,20 +3,20 @@ import Postgres
 
 /// What a backup's manifest records about the database, read inside the dump's snapshot, and
 /// what `restore --verify` reads back from the restored copy to compare.
-struct DatabaseFacts {
-    var takenAt: String
-    var snapshot: String
-    var database: String
-    var serverVersion: String
-    var serverVersionNum: Int
-    var migrations: [BackupManifest.Migration]
-    var rowCounts: [String: Int]
+package struct DatabaseFacts {
+    package var takenAt: String
+    package var snapshot: String
+    package var database: String
+    package var serverVersion: String
+    package var serverVersionNum: Int
+    package var migrations: [BackupManifest.Migration]
+    package var rowCounts: [String: Int]
     /// Roles that own or hold privileges on the schema's objects, by name only: a backup
     /// carries no credentials and no statements.
-    var roles: [String]
-    var epoch: String?
+    package var roles: [String]
+    package var epoch: String?
 
-    static func read(on connection: PostgresConnection) throws -> DatabaseFacts {
+    package static func read(on connection: PostgresConnection) throws -> DatabaseFacts {
         guard let server = try connection.query("""
             SELECT current_setting('server_version') AS version, current_setting('server_version_num')::int AS number,
                    current_database() AS database,
@@ -51,7 +51,7 @@ struct DatabaseFacts {
     }
 
     /// Rows per table (ordinary and partitioned) of the current schema.
-    static func rowCounts(on connection: PostgresConnection) throws -> [String: Int] {
+    package static func rowCounts(on connection: PostgresConnection) throws -> [String: Int] {
         let tables = try connection.query("""
             SELECT relname AS name, quote_ident(relname) AS quoted FROM pg_class
             WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') ORDER BY relname

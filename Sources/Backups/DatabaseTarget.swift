@@ -3,19 +3,19 @@ import Foundation
 
 /// A database as libpq tools (pg_dump, pg_restore) reach it: the connection string with the
 /// password moved into PGPASSWORD, so it never shows on a command line (`ps`).
-struct DatabaseTarget: Sendable {
+package struct DatabaseTarget: Sendable {
     /// A `postgresql://` URL or a keyword conninfo (`host=… dbname=…`), password included.
-    let conninfo: String
+    package let conninfo: String
     /// A password that replaces the conninfo's (a role this process created: `signedIn`).
-    var password: String?
+    package var password: String?
 
-    init(conninfo: String, password: String? = nil) {
+    package init(conninfo: String, password: String? = nil) {
         self.conninfo = conninfo
         self.password = password
     }
 
     /// The same server, another database.
-    func named(_ database: String) -> DatabaseTarget {
+    package func named(_ database: String) -> DatabaseTarget {
         if isURL, var components = URLComponents(string: conninfo) {
             components.path = "/" + database
             if let url = components.string { return DatabaseTarget(conninfo: url, password: password) }
@@ -26,7 +26,7 @@ struct DatabaseTarget: Sendable {
 
     /// The same server as another role. `user` and `password` are made by this process
     /// (letters, digits, `_` and `-`), so they need no quoting in a keyword conninfo.
-    func signedIn(as user: String, password: String) -> DatabaseTarget {
+    package func signedIn(as user: String, password: String) -> DatabaseTarget {
         if isURL, var components = URLComponents(string: conninfo) {
             components.user = user
             components.password = nil
@@ -38,7 +38,7 @@ struct DatabaseTarget: Sendable {
     }
 
     /// The conninfo for an in-process libpq connection, with `password` applied.
-    var connectionString: String {
+    package var connectionString: String {
         guard let password else { return conninfo }
         if isURL, var components = URLComponents(string: conninfo) {
             components.password = password
@@ -48,7 +48,7 @@ struct DatabaseTarget: Sendable {
     }
 
     /// `--dbname` for a tool and the environment it needs.
-    var tool: (dbname: String, environment: [String: String]) {
+    package var tool: (dbname: String, environment: [String: String]) {
         guard isURL, var components = URLComponents(string: conninfo) else {
             return (conninfo, password.map { ["PGPASSWORD": $0] } ?? [:])
         }
@@ -68,7 +68,7 @@ struct DatabaseTarget: Sendable {
 
     /// Runs a PostgreSQL client program against this target; a failure is a BackupError with
     /// the program's own message.
-    func run(_ program: String, _ arguments: [String], action: String) throws {
+    package func run(_ program: String, _ arguments: [String], action: String) throws {
         let (dbname, environment) = tool
         let result = try ProcessRunner.run(program, arguments + ["--no-password", "--dbname=\(dbname)"],
                                            environment: environment)

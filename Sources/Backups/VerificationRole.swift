@@ -8,14 +8,14 @@ import Postgres
 /// configured user is a superuser (the embedded cluster's `postgres`), verify creates a
 /// throw-away LOGIN role with no attributes, owning only the scratch database, and drops both
 /// afterwards. A configured user that is not a superuser loads as itself.
-struct VerificationRole {
+package struct VerificationRole {
     /// Nil when the configured user is used as it is.
-    let name: String?
+    package let name: String?
     /// The scratch database's server, signed in as the role.
-    let target: DatabaseTarget
+    package let target: DatabaseTarget
 
     /// Creates the scratch database `database`, owned by the role it loads as.
-    static func create(database: String, on admin: PostgresConnection, target: DatabaseTarget) throws -> VerificationRole {
+    package static func create(database: String, on admin: PostgresConnection, target: DatabaseTarget) throws -> VerificationRole {
         let superuser: Bool = try admin.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").first?.decode("rolsuper") ?? true
         guard superuser else {
             try admin.execute("CREATE DATABASE \(unsafeSQL: database)")
@@ -38,7 +38,7 @@ struct VerificationRole {
     }
 
     /// Drops the role (after its database). False when it could not.
-    func drop(on admin: PostgresConnection) -> Bool {
+    package func drop(on admin: PostgresConnection) -> Bool {
         guard let name else { return true }
         return (try? admin.execute("DROP ROLE IF EXISTS \(unsafeSQL: name)")) != nil
     }

@@ -9,18 +9,24 @@ import Store
 /// checksums are checked before anything touches a database, nothing but the dump is ever
 /// run, and the loaded data is compared with the manifest: every table's row count and the
 /// applied migrations.
-struct Restorer {
-    let target: DatabaseTarget
-    let migrationsDirectory: String
-    let logger: Logger
+package struct Restorer {
+    package let target: DatabaseTarget
+    package let migrationsDirectory: String
+    package let logger: Logger
 
-    /// What a restore found; `problems` empty means everything matched.
-    struct Report {
-        var lines: [String] = []
-        var problems: [String] = []
+    package init(target: DatabaseTarget, migrationsDirectory: String, logger: Logger) {
+        self.target = target
+        self.migrationsDirectory = migrationsDirectory
+        self.logger = logger
     }
 
-    func verify(_ backup: CheckedBackup) throws -> Report {
+    /// What a restore found; `problems` empty means everything matched.
+    package struct Report {
+        package var lines: [String] = []
+        package var problems: [String] = []
+    }
+
+    package func verify(_ backup: CheckedBackup) throws -> Report {
         let manifest = backup.manifest
         var report = Self.header(backup)
         let scratch = "dispatch_verify_" + UUID().uuidString.prefix(8).lowercased()
@@ -49,7 +55,7 @@ struct Restorer {
 
     /// Restores into the configured database. It must be empty unless `force` (then its
     /// schema is dropped first), and no one else may be connected to it.
-    func restore(_ backup: CheckedBackup, force: Bool) throws -> Report {
+    package func restore(_ backup: CheckedBackup, force: Bool) throws -> Report {
         let manifest = backup.manifest
         var report = Self.header(backup)
         let known = try Migrator(directoryPath: migrationsDirectory, logger: logger).loadMigrations().map(\.version)
@@ -66,6 +72,7 @@ struct Restorer {
             return report
         }
         let applied = try Migrator(directoryPath: migrationsDirectory, logger: logger).migrate(connection: connection)
+        try BackupRunStore.markRestored(file: backup.file.lastPathComponent, on: connection)
         let epoch = try connection.withTransaction { try DatabaseEpoch.renew(on: $0) }
         report.lines.append("restored: \(manifest.rowCounts.count) tables, \(manifest.rowCounts.values.reduce(0, +)) rows, \(manifest.migrations.count) migrations match the manifest")
         if !applied.isEmpty { report.lines.append("applied \(applied.count) newer migrations of this build") }
@@ -136,7 +143,7 @@ struct Restorer {
     }
 
     /// Every way the restored database differs from the manifest, one line each.
-    static func differences(_ manifest: BackupManifest, _ restored: DatabaseFacts) -> [String] {
+    package static func differences(_ manifest: BackupManifest, _ restored: DatabaseFacts) -> [String] {
         var problems: [String] = []
         if restored.migrations != manifest.migrations {
             problems.append("migrations: the backup recorded \(manifest.migrations.map(\.version)), the restored database has \(restored.migrations.map(\.version))")
