@@ -118,15 +118,15 @@ struct ServeCommand: ParsableCommand {
             : nil
         application.backups = dailyBackups?.status
         let console = try ConsoleWiring(application: application, auth: auth, pool: session.pool, migrator: migrator,
-                                        configuration: configuration)
+                                        configuration: configuration,
+                                        backups: BackupOverview(directory: configuration.backup.directory,
+                                                                scheduled: configuration.backup.daily, status: dailyBackups?.status))
         let server = HTTPServer(
             configuration: configuration.httpServerConfiguration,
             responder: console.router,
             middleware: console.middleware,
             logger: logger
         )
-        console.sampler.start()
-        defer { console.sampler.stop() }
         application.metrics.setServerMetricsSource { server.metrics }
         application.sync?.start()
         defer { application.sync?.stop() }
@@ -138,6 +138,9 @@ struct ServeCommand: ParsableCommand {
         server.installSignalHandlers()
         try server.start()
         let url = ServeBanner.url(host: configuration.host, port: server.boundPort)
+        console.heartbeat.listening(on: ConsoleWiring.address(port: server.boundPort))
+        console.heartbeat.start()
+        defer { console.heartbeat.stop() }
         // Before the first request is read: links in mail default to the listener's URL.
         mail.links.resolveDefault(listenerURL: url)
         mail.sender.start()

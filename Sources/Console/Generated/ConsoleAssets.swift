@@ -11,6 +11,7 @@ public enum ConsoleAssets {
         "layout": templateLayout,
         "message": templateMessage,
         "offboard": templateOffboard,
+        "overview": templateOverview,
         "password-once": templatePasswordOnce,
         "people": templatePeople,
         "person": templatePerson,
