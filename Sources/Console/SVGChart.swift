@@ -17,10 +17,13 @@ struct SVGChart {
     static let left = 58.0, right = 10.0, top = 10.0, bottom = 24.0
 
     /// `points` oldest first, one per `step` at most, drawn over `start…end`; `unit` writes a
-    /// value with its unit ("250 ms", "12 /min").
-    static func svg(_ points: [Point], start: Date, end: Date, step: TimeInterval, label: String, unit: (Double) -> String) -> String {
+    /// value with its unit ("250 ms", "12 /min"). The value axis reaches at least `minimumTop`
+    /// (2 for counts, so its middle label is a whole number).
+    static func svg(_ points: [Point], start: Date, end: Date, step: TimeInterval, label: String, minimumTop: Double = 0,
+                    unit: (Double) -> String) -> String {
         let span = max(end.timeIntervalSince(start), 1)
-        let ceiling = roundTop(points.map(\.value).max() ?? 0)
+        let highest = points.map(\.value).max() ?? 0
+        let ceiling = max(highest > 0 ? roundTop(highest) : 0, minimumTop > 0 ? minimumTop : 1)
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         func x(_ date: Date) -> Double { left + plotWidth * min(max(date.timeIntervalSince(start) / span, 0), 1) }
         func y(_ value: Double) -> Double { top + plotHeight * (1 - min(value / ceiling, 1)) }

@@ -63,6 +63,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .role-realtor { color: var(--ink-gray); background: color-mix(in srgb, var(--gray) var(--tint), transparent); }
 .state-active, .ok { color: var(--ink-green); background: color-mix(in srgb, var(--green) var(--tint), transparent); }
 .state-deactivated, .bad { color: var(--ink-red); background: color-mix(in srgb, var(--red) var(--tint), transparent); }
+/* Red ink on a 14 % red tint is 4.47:1 in light mode, just under AA for 12-px badges; 10 % reaches 4.7:1
+   (and in dark mode a lighter tint only darkens the background under the light ink). */
+.badge.bad { background: color-mix(in srgb, var(--red) 10%, transparent); }
 .status-open { color: var(--ink-blue); } .status-in_progress { color: var(--ink-orange); }
 .status-completed { color: var(--ink-green); } .status-deleted { color: var(--ink-gray); }
 .priority-low { color: var(--ink-gray); } .priority-medium { color: var(--ink-blue); }
