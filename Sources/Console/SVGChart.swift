@@ -14,7 +14,7 @@ struct SVGChart {
     static let width = 480.0
     static let height = 170.0
     /// Room for the y labels at the left and the time labels below.
-    static let left = 58.0, right = 10.0, top = 10.0, bottom = 24.0
+    static let left = 72.0, right = 12.0, top = 10.0, bottom = 24.0
 
     /// `points` oldest first, one per `step` at most, drawn over `start…end`; `unit` writes a
     /// value with its unit ("250 ms", "12 /min"). The value axis reaches at least `minimumTop`

@@ -88,6 +88,7 @@ button.link { background: none; border: none; color: var(--ink-blue); padding: 0
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: var(--s2) var(--s6); margin: 0 0 var(--s4); }
 dl.facts dt { color: var(--text-2); font-size: 13px; } dl.facts dd { margin: 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: var(--s4); }
+.chart { margin: 0; }
 .chart svg { width: 100%; height: auto; display: block; margin-top: var(--s2); }
 .chart .line { fill: none; stroke: var(--blue); stroke-width: 2; }
 .chart .dot { fill: var(--blue); }
