@@ -28,6 +28,7 @@ package struct ConsoleApplication: Sendable {
         router.group(auth: .anonymous, errorStyle: .console) { console in
             ConsoleAssetRoutes.register(on: &console)
             ConsoleSignInRoutes.register(on: &console, site: site)
+            ConsoleOverviewRoutes.register(on: &console, site: site, facts: server)
             ConsolePeopleRoutes.register(on: &console, site: site)
             ConsolePersonRoutes.register(on: &console, site: site)
             ConsoleServerRoutes.register(on: &console, site: site, facts: server)

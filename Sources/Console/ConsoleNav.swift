@@ -7,6 +7,7 @@ package enum ConsoleNav {
     }
 
     package static let items: [Item] = [
+        Item(label: "Overview", path: "/console"),
         Item(label: "People", path: "/console/people"),
         Item(label: "Work", path: "/console/work"),
         Item(label: "Explain access", path: "/console/access"),
@@ -19,5 +20,5 @@ package enum ConsoleNav {
     ]
 
     /// Where `/console` and a fresh sign-in land.
-    package static let home = "/console/people"
+    package static let home = "/console"
 }

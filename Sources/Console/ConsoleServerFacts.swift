@@ -1,25 +1,31 @@
 import API
 import Foundation
+import Operations
 import Postgres
 
-/// What the Server page reports about this process: set up by dispatchd, which owns the
-/// pool, the metrics and the migrations.
+/// What the Server page and the overview report about the server: set up by dispatchd, which
+/// owns the pool, the heartbeat, the migrations and the backups.
 package struct ConsoleServerFacts: Sendable {
     package let version: String
     package let startedAt: Date
     package let pool: PostgresPool
     /// Nil when the server runs without migration files (then the page lists none pending).
     package let migrator: Migrator?
-    package let sampler: MetricsSampler
+    /// This process's heartbeat: its id (marked "this one") and interval (what counts as stale).
+    package let heartbeat: InstanceHeartbeat
     package let errors: ErrorRing
+    /// The newest backup and its verification, read when a page asks.
+    package let backups: @Sendable () -> ConsoleBackupSummary
 
     package init(version: String, startedAt: Date = Date(), pool: PostgresPool, migrator: Migrator?,
-                sampler: MetricsSampler, errors: ErrorRing) {
+                 heartbeat: InstanceHeartbeat, errors: ErrorRing,
+                 backups: @escaping @Sendable () -> ConsoleBackupSummary = { ConsoleBackupSummary() }) {
         self.version = version
         self.startedAt = startedAt
         self.pool = pool
         self.migrator = migrator
-        self.sampler = sampler
+        self.heartbeat = heartbeat
         self.errors = errors
+        self.backups = backups
     }
 }

@@ -11,9 +11,6 @@ import RouteKit
 /// the person's devices); a realtor's fresh session is revoked at once and they see a refusal.
 enum ConsoleSignInRoutes {
     static func register(on router: inout Router, site: ConsoleSite) {
-        router.get("/console") { request, _ in
-            .response(site.redirect(ConsoleNav.home))
-        }
         router.get("/console/sign-in") { request, _ in
             if (try? site.viewer(request)) != nil { return .response(site.redirect(ConsoleNav.home)) }
             let secret = try SecureRandom.token()

@@ -71,8 +71,7 @@ enum ConsoleWorkRoutes {
             }
             filter.declaredBy = try person("declarer")
             if let listing = value("listing") {
-                guard let id = UUID(uuidString: listing) else { throw ConsoleError.invalid("The listing must be a listing's id.") }
-                filter.listingID = id
+                filter.listingID = try listingID(listing, pool: site.auth.pool)
             }
             if value("overdue") != nil { filter.overdueAt = Date() }
         }
@@ -92,7 +91,7 @@ enum ConsoleWorkRoutes {
             "priorities": Priority.allCases.map { ["value": $0.rawValue, "selected": $0.rawValue == query["priority"]] },
             "claimers": people.options(selected: query["claimer"]), "claimerNone": query["claimer"] == "none",
             "declarers": people.options(selected: query["declarer"]), "owners": people.options(selected: query["owner"]),
-            "listing": query["listing"] ?? "", "overdue": query["overdue"] != nil,
+            "listing": try listingText(query["listing"], pool: site.auth.pool), "overdue": query["overdue"] != nil,
         ]
         if let next = page.next {
             data["next"] = link(kept + [("after", "\(next.key.map(String.init) ?? "").\(next.id.uuidString.lowercased())")])
@@ -109,6 +108,27 @@ enum ConsoleWorkRoutes {
             throw ConsoleError.invalid("That page link is no longer valid; start from the first page.")
         }
         return KeysetPosition(key: key, id: id)
+    }
+
+    /// The listing a filter names: by its address (exactly, or the one listing whose address or
+    /// city contains the text), or by id when the filter came from a link.
+    static func listingID(_ text: String, pool: PostgresPool) throws -> UUID {
+        if let id = UUID(uuidString: text) { return id }
+        let matches = try ListingAddressLookup(pool: pool).find(text)
+        switch matches.count {
+        case 0: throw ConsoleError.invalid("No listing has an address or city containing “\(text)”.")
+        case 1: return matches[0].id
+        default:
+            let shown = matches.prefix(5).map { "\($0.address)\($0.city.isEmpty ? "" : ", \($0.city)")" }.joined(separator: "; ")
+            throw ConsoleError.invalid("Several listings match “\(text)”: \(shown)\(matches.count > 5 ? "; …" : ""). Type more of the address.")
+        }
+    }
+
+    /// What the listing field shows: the address of a listing chosen by id, or what was typed.
+    static func listingText(_ value: String?, pool: PostgresPool) throws -> String {
+        guard let value else { return "" }
+        guard let id = UUID(uuidString: value) else { return value }
+        return try ListingAddressLookup(pool: pool).address(of: id) ?? value
     }
 
     static func link(_ items: [(String, String)]) -> String {

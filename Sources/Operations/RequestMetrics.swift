@@ -27,6 +27,24 @@ package final class RequestMetrics: MetricsSource {
         var requests: [Key: [Int: Int]] = [:]
         var durations: [Key: Histogram] = [:]
         var serverMetrics: (@Sendable () -> HTTPServerMetrics)?
+        /// All routes together, for the console's charts: answered requests and their
+        /// latencies without the parked ones (whose duration is the client's wait, not the
+        /// server's work), 5xx answers, and parked long-polls and WebSocket upgrades.
+        var answered = Histogram(bucketCounts: Array(repeating: 0, count: RequestMetrics.durationBuckets.count))
+        var errors = 0
+        var parked = 0
+    }
+
+    /// Running totals since start, all routes together (the heartbeat diffs two readings).
+    package struct Totals: Sendable, Equatable {
+        /// Requests answered without parking.
+        package var requests: Int
+        /// Of those, how many at or under each of `durationBuckets`.
+        package var cumulativeBuckets: [Int]
+        /// 5xx answers, parked or not.
+        package var errors: Int
+        /// Long-polls that parked and WebSocket upgrades.
+        package var parked: Int
     }
 
     /// Upper bounds in seconds; `+Inf` is implied.
@@ -43,9 +61,13 @@ package final class RequestMetrics: MetricsSource {
         state.withLock { $0.serverMetrics = source }
     }
 
-    package func record(route: String, method: String, status: Int, seconds: Double) {
+    /// `parked`: a long-poll that waited for changes or a WebSocket upgrade; still in the
+    /// per-route histograms `/metrics` exports, but kept out of the console's latency.
+    package func record(route: String, method: String, status: Int, seconds: Double, parked: Bool = false) {
         let key = Key(route: route, method: method)
         state.withLock { state in
+            if parked { state.parked += 1 } else { state.answered.add(seconds, bounds: Self.durationBuckets) }
+            if status >= 500 { state.errors += 1 }
             state.requests[key, default: [:]][status, default: 0] += 1
             // Changed in place through the dictionary's `default:` accessor: a copy taken out
             // and stored back made the bucket array non-unique, so every request copied it.
@@ -54,18 +76,17 @@ package final class RequestMetrics: MetricsSource {
         }
     }
 
-    /// Every request so far, all routes together: the count and the cumulative count at or
-    /// under each of `durationBuckets` (for the console's rate and p95 charts, which diff two readings).
-    package var totals: (requests: Int, cumulativeBuckets: [Int]) {
+    /// Every request so far, all routes together (for the console's charts, which diff two readings).
+    package var totals: Totals {
         state.withLock { state in
-            var buckets = Array(repeating: 0, count: Self.durationBuckets.count)
-            var count = 0
-            for histogram in state.durations.values {
-                count += histogram.count
-                for index in buckets.indices { buckets[index] += histogram.bucketCounts[index] }
-            }
-            return (count, buckets)
+            Totals(requests: state.answered.count, cumulativeBuckets: state.answered.bucketCounts, errors: state.errors, parked: state.parked)
         }
+    }
+
+    /// Counts a WebSocket upgrade for the console, which no response passes through (the 101 is
+    /// the transport's, so `/metrics` has never listed it per route).
+    package func recordUpgrade() {
+        state.withLock { $0.parked += 1 }
     }
 
     package func writeMetrics(to output: inout PrometheusText) {

@@ -52,6 +52,8 @@ struct Configuration: Sendable {
     /// CLIENT_CLOCK_SKEW: how far a phone's clock may run ahead of the database's and still
     /// lose nothing in /rest/v1 delta polls (seconds; default 60).
     var clientClockSkew: Double
+    /// How often this process writes its heartbeat row and its minute's sample (InstanceHeartbeat).
+    var heartbeatInterval: Double
     /// Outgoing mail and its links (SMTP_*, MAIL_*, PUBLIC_URL, AUTH_REDIRECT_URLS; Configuration+Mail.swift).
     var mail: MailSettings
     /// SLACK_HOOKS_BASE_URL: the only base Slack posts go to (Configuration+Slack.swift).
@@ -196,6 +198,7 @@ struct Configuration: Sendable {
             listPageMaxBytes: try reader.integer(.listPageMaxBytes, default: 1 << 20, in: 4096...(1 << 30)),
             writeTransactionTimeout: try reader.seconds(.writeTransactionTimeout, default: 30),
             clientClockSkew: try reader.seconds(.clientClockSkew, default: 60),
+            heartbeatInterval: try reader.seconds(.heartbeatInterval, default: 15),
             mail: try MailSettings.load(reader),
             slackHooksBaseURL: try Self.slackHooksBaseURL(reader),
             emailAuth: try EmailAuthOptions.load(reader),

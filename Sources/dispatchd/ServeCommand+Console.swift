@@ -4,23 +4,27 @@ import Backups
 import Console
 import Foundation
 import HTTPServer
+import Operations
 import Postgres
 
 /// The console's wiring for `serve`: its routes on the application's router, its middleware
-/// innermost, the error ring outermost (it must see every final answer), and the sampler
-/// behind the Server page's charts.
+/// innermost, the error ring outermost (it must see every final answer), and this instance's
+/// heartbeat, whose rows and samples feed the Server page and the overview.
 struct ConsoleWiring {
     let router: Router
     let middleware: [any Middleware]
-    let sampler: MetricsSampler
+    let heartbeat: InstanceHeartbeat
 
     init(application: APIApplication, auth: AuthService, pool: PostgresPool, migrator: Migrator,
          configuration: Configuration, backups: BackupService, mail: ConsoleMailSetup) throws {
         let errors = ErrorRing()
-        sampler = MetricsSampler(metrics: application.metrics, pool: pool, sync: application.sync)
+        heartbeat = InstanceHeartbeat(version: ServerVersion.current, interval: .seconds(configuration.heartbeatInterval),
+                                      pool: pool, metrics: application.metrics, logger: auth.logger)
         let console = try ConsoleApplication(
             auth: auth,
-            server: ConsoleServerFacts(version: ServerVersion.current, pool: pool, migrator: migrator, sampler: sampler, errors: errors),
+            server: ConsoleServerFacts(version: ServerVersion.current, pool: pool, migrator: migrator, heartbeat: heartbeat,
+                                       errors: errors,
+                                       backups: { BackupOverview(service: backups, scheduled: configuration.backup.daily).summary() }),
             secureCookies: configuration.consoleSecureCookies,
             webhooks: application.webhooks, slack: application.slack, backups: backups, failures: application.failures, mail: mail
         )
@@ -28,6 +32,12 @@ struct ConsoleWiring {
         console.register(on: &router)
         self.router = router
         middleware = [ErrorRingMiddleware(ring: errors)] + application.middleware + [console.middleware]
+    }
+
+    /// The address this instance's heartbeat names: the machine's host name and the bound port
+    /// (what an operator finds it by behind a proxy).
+    static func address(port: Int) -> String {
+        "\(ProcessInfo.processInfo.hostName):\(port)"
     }
 }
 

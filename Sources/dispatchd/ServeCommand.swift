@@ -124,8 +124,6 @@ struct ServeCommand: ParsableCommand {
             middleware: console.middleware,
             logger: logger
         )
-        console.sampler.start()
-        defer { console.sampler.stop() }
         application.metrics.setServerMetricsSource { server.metrics }
         application.sync?.start()
         defer { application.sync?.stop() }
@@ -137,6 +135,9 @@ struct ServeCommand: ParsableCommand {
         server.installSignalHandlers()
         try server.start()
         let url = ServeBanner.url(host: configuration.host, port: server.boundPort)
+        console.heartbeat.listening(on: ConsoleWiring.address(port: server.boundPort))
+        console.heartbeat.start()
+        defer { console.heartbeat.stop() }
         // Before the first request is read: links in mail default to the listener's URL.
         mail.links.resolveDefault(listenerURL: url)
         mail.sender.start()

@@ -39,6 +39,7 @@ enum Setting: String, CaseIterable, Sendable {
     case listPageMaxBytes = "LIST_PAGE_MAX_BYTES"
     case writeTransactionTimeout = "WRITE_TRANSACTION_TIMEOUT"
     case clientClockSkew = "CLIENT_CLOCK_SKEW"
+    case heartbeatInterval = "HEARTBEAT_INTERVAL"
     case trustedProxies = "TRUSTED_PROXIES"
     case kdfConcurrency = "KDF_CONCURRENCY"
     case webSocketMaxFrameBytes = "WS_MAX_FRAME_BYTES"

@@ -43,6 +43,8 @@ final class AuthTestServer {
     let admin: User
     /// The operator's console on the same server (`withConsole`), as dispatchd wires it.
     private(set) var console: ConsoleApplication?
+    /// The console's heartbeat (not started: tests beat it by hand).
+    private(set) var heartbeat: InstanceHeartbeat?
 
     init(throttleLimits: LoginThrottle.Limits = LoginThrottle.Limits(), accessTokenTTL: Duration = .seconds(900),
          listPaging: ListPaging = ListPaging(),
@@ -50,6 +52,7 @@ final class AuthTestServer {
          kdfConcurrency: Int = 2, workerCount: Int = 4, withConsole: Bool = false, secureConsoleCookies: Bool = false,
          emailSettings: EmailAuthSettings? = nil, realtimePublicBroadcast: Bool = false,
          consoleMail: ConsoleMailSetup? = nil, consoleBackups: BackupService? = nil,
+         consoleBackupSummary: ConsoleBackupSummary = ConsoleBackupSummary(),
          adjustRouter: (inout Router) -> Void = { _ in },
          configureApplication: (inout APIApplication) throws -> Void = { _ in }) throws {
         database = try TestDatabase.create(poolSize: 6)
@@ -74,12 +77,15 @@ final class AuthTestServer {
         var middleware = application.middleware
         if withConsole {
             let errors = ErrorRing()
+            let heartbeat = InstanceHeartbeat(version: "test", address: "127.0.0.1:test", interval: .seconds(15), pool: database.pool,
+                                              metrics: application.metrics,
+                                              logger: Logger(label: "heartbeat", factory: { _ in SwiftLogNoOpLogHandler() }))
+            self.heartbeat = heartbeat
             let console = try ConsoleApplication(
                 auth: auth,
                 server: ConsoleServerFacts(version: "test", pool: database.pool,
                                            migrator: Migrator(directoryPath: ProjectPaths.migrations),
-                                           sampler: MetricsSampler(metrics: application.metrics, pool: database.pool, sync: application.sync),
-                                           errors: errors),
+                                           heartbeat: heartbeat, errors: errors, backups: { consoleBackupSummary }),
                 secureCookies: secureConsoleCookies, webhooks: application.webhooks, slack: application.slack,
                 backups: consoleBackups, failures: application.failures, mail: consoleMail)
             console.register(on: &router)

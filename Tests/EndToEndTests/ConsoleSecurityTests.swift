@@ -18,7 +18,7 @@ import Testing
 
         let signIn = try browser.signIn()
         #expect(signIn.status == 303)
-        #expect(signIn.header("Location") == "/console/people")
+        #expect(signIn.header("Location") == "/console", "a sign-in lands on the overview")
         let cookie = try #require(signIn.headers.first { $0.name.lowercased() == "set-cookie" && $0.value.hasPrefix("dispatch_console=") })
         #expect(cookie.value.contains("HttpOnly") && cookie.value.contains("SameSite=Strict"))
         #expect(!cookie.value.contains("Secure"), "plain-HTTP public URL: no Secure flag")

@@ -82,7 +82,7 @@ def admin_state(browser):
     context = browser.new_context(base_url=BASE)
     page = context.new_page()
     sign_in(page)
-    page.wait_for_url("**/console/people")
+    page.wait_for_url("**/console")
     state = context.storage_state()
     context.close()
     return state
@@ -104,7 +104,7 @@ def signed_in_page(context):
     """A page with a sign-in of its own, for tests that end it."""
     page = context.new_page()
     sign_in(page)
-    page.wait_for_url("**/console/people")
+    page.wait_for_url("**/console")
     return page
 
 

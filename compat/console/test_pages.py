@@ -6,7 +6,7 @@ def test_server_page_answers_is_this_server_healthy(admin_page, check_page):
     admin_page.get_by_role("link", name="Server").click()
     main = admin_page.locator("main").inner_text()
     assert "reachable" in main and "0022" in main and "up to date" in main
-    assert admin_page.locator("figure.chart svg").count() == 4
+    assert admin_page.locator("figure.chart svg").count() == 5
     assert admin_page.get_by_role("link", name="Server").get_attribute("aria-current") == "page"
     check_page(admin_page, "server")
 

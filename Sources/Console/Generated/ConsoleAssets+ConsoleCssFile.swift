@@ -63,6 +63,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .role-realtor { color: var(--ink-gray); background: color-mix(in srgb, var(--gray) var(--tint), transparent); }
 .state-active, .ok { color: var(--ink-green); background: color-mix(in srgb, var(--green) var(--tint), transparent); }
 .state-deactivated, .bad { color: var(--ink-red); background: color-mix(in srgb, var(--red) var(--tint), transparent); }
+/* Red ink on a 14 % red tint is 4.47:1 in light mode, just under AA for 12-px badges; 10 % reaches 4.7:1
+   (and in dark mode a lighter tint only darkens the background under the light ink). */
+.badge.bad { background: color-mix(in srgb, var(--red) 10%, transparent); }
 .status-open { color: var(--ink-blue); } .status-in_progress { color: var(--ink-orange); }
 .status-completed { color: var(--ink-green); } .status-deleted { color: var(--ink-gray); }
 .priority-low { color: var(--ink-gray); } .priority-medium { color: var(--ink-blue); }
@@ -84,12 +87,24 @@ button.link { background: none; border: none; color: var(--ink-blue); padding: 0
 .pager { display: flex; gap: var(--s3); margin-top: var(--s4); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: var(--s2) var(--s6); margin: 0 0 var(--s4); }
 dl.facts dt { color: var(--text-2); font-size: 13px; } dl.facts dd { margin: 0; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: var(--s4); }
-.chart svg { width: 100%; height: 80px; display: block; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: var(--s4); }
+.chart { margin: 0; }
+.chart svg { width: 100%; height: auto; display: block; margin-top: var(--s2); }
 .chart .line { fill: none; stroke: var(--blue); stroke-width: 2; }
-.chart .area { fill: color-mix(in srgb, var(--blue) var(--tint), transparent); stroke: none; }
-.chart .base { stroke: var(--line); stroke-width: 1; }
+.chart .dot { fill: var(--blue); }
+.chart .base { stroke: var(--text-2); stroke-width: 1; }
+.chart .grid { stroke: var(--line); stroke-width: 1; stroke-dasharray: 3 3; }
+.chart .tick { stroke: var(--text-2); stroke-width: 1; }
+.chart .axis { fill: var(--text-2); font-size: 14px; font-family: var(--font); }
 .chart .value { font-size: 20px; font-weight: 700; }
+.chart figcaption[title] { text-decoration: underline dotted; text-underline-offset: 3px; cursor: help; }
+.overview { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: var(--s4); }
+.overview .card { margin-bottom: 0; }
+.overview .work-count { display: block; color: var(--text); text-decoration: none; min-height: 44px; }
+.overview .work-count:hover { border-color: var(--ink-blue); }
+.overview .big { display: block; font-size: 28px; font-weight: 700; color: var(--ink-blue); }
+table.checks caption { text-align: left; caption-side: top; padding-bottom: var(--s2); }
+table.checks th[scope="row"] { font-size: 15px; color: var(--text); }
 .signin { max-width: 420px; margin: 10vh auto; }
 dialog { border: 1px solid var(--line); border-radius: var(--r-lg); background: var(--surface); color: var(--text); padding: var(--s6); max-width: 30em; }
 dialog::backdrop { background: rgb(0 0 0 / 40%); }

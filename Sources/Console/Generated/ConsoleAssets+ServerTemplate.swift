@@ -18,18 +18,40 @@ extension ConsoleAssets {
     {{/pool}}
   </dl>
 </div>
-<h2>Last minutes</h2>
+<h2>Instances</h2>
+<div class="card">
+  {{#mixedVersions}}<p><span class="badge warn">mixed versions</span> Running instances report different versions, as during a rolling upgrade.</p>{{/mixedVersions}}
+  <table>
+    <thead><tr><th scope="col">Address</th><th scope="col">Version</th><th scope="col">Started</th><th scope="col">Last heard from</th><th scope="col">State</th></tr></thead>
+    <tbody>
+    {{#instances}}<tr data-instance="{{id}}"><td>{{address}}{{#isThis}} <span class="muted">(answered this page)</span>{{/isThis}}</td><td>{{version}}</td><td>{{startedAt}}</td><td>{{lastSeen}} ({{silentFor}} ago)</td>
+      <td>{{#stale}}<span class="badge bad" title="No heartbeat for more than {{staleAfter}}: the process stopped or cannot reach the database">stale</span>{{/stale}}{{^stale}}<span class="badge ok">running</span>{{/stale}}</td></tr>{{/instances}}
+    </tbody>
+  </table>
+  <p class="muted">Each instance writes a heartbeat every {{heartbeat}}; one silent for more than {{staleAfter}} is marked stale, and one silent for a day is forgotten.</p>
+</div>
+<h2>The last hour</h2>
+<form class="card row" method="get" action="/console/server" aria-label="Choose the instance to chart">
+  <div class="field"><label for="s-instance">Instance</label>
+    <select id="s-instance" name="instance">
+      <option value="all"{{#allSelected}} selected{{/allSelected}}>All instances together</option>
+      {{#instances}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{address}} ({{version}}){{#stale}}, stale{{/stale}}</option>{{/instances}}
+    </select></div>
+  <div class="field"><button type="submit">Show</button></div>
+</form>
+{{#forgotten}}<p class="alert">That instance is no longer recorded (silent for a day); showing all instances together.</p>{{/forgotten}}
+<p class="muted">Charts of {{chartsOf}}, one point per minute (UTC times).</p>
 <div class="charts">
   {{#charts}}
   <figure class="card chart">
-    <figcaption>{{label}}</figcaption>
+    <figcaption title="{{help}}">{{label}}</figcaption>
     <div class="value">{{now}}</div>
+    <div class="muted range">{{#range}}range {{range}} this hour{{/range}}{{^range}}no minutes recorded yet{{/range}}</div>
     {{{svg}}}
   </figure>
   {{/charts}}
 </div>
-<p class="muted">Sampled every 10 seconds from this process's own counters (the same as <code>/metrics</code>); the last point is now.</p>
-<h2>Recent server errors</h2>
+<h2>Recent server errors on this instance</h2>
 <div class="card">
   {{#hasErrors}}
   <table>

@@ -15,7 +15,7 @@ extension ConsoleAssets {
     {{/isListing}}
     {{^isListing}}
     <dt>Priority</dt><dd><span class="badge priority-{{priority}}">{{priority}}</span></dd>
-    <dt>Claimed by</dt><dd>{{claimer}}</dd><dt>Declared by</dt><dd>{{declarer}}</dd><dt>Due</dt><dd>{{due}}</dd>
+    <dt>Claimed by</dt><dd>{{claimer}}</dd><dt title="declared_by in the API">Created by</dt><dd>{{declarer}}</dd><dt>Due</dt><dd>{{due}}</dd>
     <dt>Listing</dt><dd>{{#hasListing}}<a href="/console/work/listings/{{listingID}}">{{listingID}}</a>{{/hasListing}}{{^hasListing}}—{{/hasListing}}</dd>
     <dt>Description</dt><dd>{{description}}</dd>
     {{/isListing}}

@@ -9,7 +9,7 @@ extension ConsoleAssets {
   <div class="field"><label for="w-type">List</label>
     <select id="w-type" name="type">{{#types}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/types}}</select></div>
   <div class="field"><label for="w-status">Status</label>
-    <select id="w-status" name="status"><option value="">any (not deleted)</option>{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/statuses}}</select></div>
+    <select id="w-status" name="status"><option value="">any except deleted</option>{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/statuses}}</select></div>
   {{#isListings}}
   <div class="field"><label for="w-owner">Owner</label>
     <select id="w-owner" name="owner"><option value="">anyone</option>{{#owners}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/owners}}</select></div>
@@ -19,9 +19,9 @@ extension ConsoleAssets {
     <select id="w-priority" name="priority"><option value="">any</option>{{#priorities}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/priorities}}</select></div>
   <div class="field"><label for="w-claimer">Claimed by</label>
     <select id="w-claimer" name="claimer"><option value="">anyone or nobody</option><option value="none"{{#claimerNone}} selected{{/claimerNone}}>nobody (unclaimed)</option>{{#claimers}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/claimers}}</select></div>
-  <div class="field"><label for="w-declarer">Declared by</label>
+  <div class="field"><label for="w-declarer" title="declared_by in the API">Created by</label>
     <select id="w-declarer" name="declarer"><option value="">anyone</option>{{#declarers}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/declarers}}</select></div>
-  <div class="field"><label for="w-listing">Listing id</label><input id="w-listing" name="listing" type="search" value="{{listing}}" autocomplete="off"></div>
+  <div class="field"><label for="w-listing">Listing (address)</label><input id="w-listing" name="listing" type="search" value="{{listing}}" autocomplete="off"></div>
   <div class="field"><label><input type="checkbox" name="overdue" value="1"{{#overdue}} checked{{/overdue}}> Overdue only</label></div>
   {{/isListings}}
   <button type="submit">Show</button>
@@ -37,7 +37,7 @@ extension ConsoleAssets {
     </tbody>
     {{/isListings}}
     {{^isListings}}
-    <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Claimed by</th><th scope="col">Declared by</th><th scope="col">Due</th><th scope="col">Changed</th></tr></thead>
+    <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Priority</th><th scope="col">Claimed by</th><th scope="col" title="declared_by in the API">Created by</th><th scope="col">Due</th><th scope="col">Changed</th></tr></thead>
     <tbody>
     {{#items}}<tr><td><a href="/console/work/{{type}}/{{id}}">{{title}}</a></td><td><span class="badge status-{{status}}">{{status}}</span></td><td><span class="badge priority-{{priority}}">{{priority}}</span></td><td>{{claimer}}</td><td>{{declarer}}</td><td>{{due}}</td><td>{{updated}}</td></tr>{{/items}}
     </tbody>

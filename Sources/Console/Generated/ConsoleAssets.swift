@@ -14,6 +14,7 @@ public enum ConsoleAssets {
         "mail": templateMail,
         "message": templateMessage,
         "offboard": templateOffboard,
+        "overview": templateOverview,
         "password-once": templatePasswordOnce,
         "people": templatePeople,
         "person": templatePerson,

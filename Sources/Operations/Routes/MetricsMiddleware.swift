@@ -25,9 +25,23 @@ package struct MetricsMiddleware: Middleware {
                            seconds: Self.seconds(since: start))
             throw error
         }
-        return reply.map { response in
-            metrics.record(route: route, method: method, status: response.status.code, seconds: Self.seconds(since: start))
-            return response
+        switch reply {
+        case .webSocket:
+            metrics.recordUpgrade()
+            return reply
+        case .deferred:
+            // Only a long-poll that asked to wait parks for the client's sake; other deferred
+            // answers (a password hash off the event loop) are the server's own work.
+            let parked = (context.query["wait"].flatMap(Int.init) ?? 0) > 0
+            return reply.map { response in
+                metrics.record(route: route, method: method, status: response.status.code, seconds: Self.seconds(since: start), parked: parked)
+                return response
+            }
+        case .response, .streamed:
+            return reply.map { response in
+                metrics.record(route: route, method: method, status: response.status.code, seconds: Self.seconds(since: start))
+                return response
+            }
         }
     }
 
