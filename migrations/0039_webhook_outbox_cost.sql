@@ -36,14 +36,19 @@ END $$;
 CREATE TRIGGER webhook_events_gone AFTER DELETE ON webhook_events
     REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION dispatch_webhook_events_gone();
 
+-- The deliveries' event index served the cascade and the prune's "no delivery left" test, both
+-- now set-wise (a hash join per prune, hourly) rather than a probe per event: one index
+-- insert fewer per subscribed write. Reads by event go through webhook_events' key.
+DROP INDEX webhook_deliveries_event_idx;
+
 -- 2. The event trigger, same verdicts as 0035 in fewer steps:
 --    * an update reads the columns it compares from NEW and OLD (PL/pgSQL compiles a trigger
 --      function per table, and a statement naming `NEW.status` or `NEW.claimed_by` is only
 --      planned when a table that has the column reaches it), instead of turning both whole
 --      rows, stored JSON included, into jsonb;
---    * the deliveries are inserted first, with the event's id chosen beforehand: that insert
---      is also the test of whether an endpoint takes this type (one read of the endpoints
---      instead of two), and the payload is rendered only when it did;
+--    * the deliveries and the event are one statement, the deliveries first with the event's
+--      id chosen beforehand: their insert is also the test of whether an endpoint takes this
+--      type (one read of the endpoints instead of two, one statement instead of three);
 --    * the stored JSON of a task or activity goes into the payload as the text it is, not
 --      parsed as json and printed again (the same bytes: json keeps its input text).
 CREATE OR REPLACE FUNCTION dispatch_webhook_event() RETURNS trigger
@@ -102,11 +107,6 @@ BEGIN
     END IF;
     kind := resource || '.' || action;
     event := 'msg_' || replace(gen_random_uuid()::text, '-', '');
-    INSERT INTO webhook_deliveries (endpoint_id, event_id)
-    SELECT id, event FROM webhook_endpoints WHERE enabled AND (kind = ANY (events) OR '*' = ANY (events));
-    IF NOT FOUND THEN
-        RETURN NULL;
-    END IF;
     IF TG_OP = 'DELETE' THEN
         data := dispatch_json(OLD)::text;
     ELSIF TG_TABLE_NAME IN ('tasks', 'activities') THEN
@@ -115,12 +115,18 @@ BEGIN
     ELSE
         data := dispatch_json(NEW)::text;
     END IF;
-    -- Built as text so `data` keeps dispatch_json's exact bytes (key order, nulls).
+    -- One statement: the deliveries, then the event only if there was one. Built as text so
+    -- `data` keeps dispatch_json's exact bytes (key order, nulls).
+    WITH delivered AS (
+        INSERT INTO webhook_deliveries (endpoint_id, event_id)
+        SELECT id, event FROM webhook_endpoints WHERE enabled AND (kind = ANY (events) OR '*' = ANY (events))
+        RETURNING 1)
     INSERT INTO webhook_events (id, type, payload)
-    VALUES (event, kind, '{"type":' || to_json(kind)::text || ',"timestamp":' || to_json(dispatch_ts(now()))::text
+    SELECT event, kind, '{"type":' || to_json(kind)::text || ',"timestamp":' || to_json(dispatch_ts(now()))::text
         || ',"data":' || data
         || CASE WHEN previous IS NULL THEN '' ELSE ',"previous_status":' || to_json(previous)::text END
-        || CASE WHEN actor IS NULL THEN '' ELSE ',"actor":' || to_json(actor)::text END || '}');
+        || CASE WHEN actor IS NULL THEN '' ELSE ',"actor":' || to_json(actor)::text END || '}'
+    WHERE EXISTS (SELECT 1 FROM delivered);
     RETURN NULL;
 END;
 $$;
