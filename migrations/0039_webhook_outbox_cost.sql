@@ -1,5 +1,5 @@
--- 0039: less PostgreSQL work per write for the webhook outbox (docs/performance.md, "The
--- write-side work, bounded"). Same events, same payload bytes, same deliveries; fewer steps.
+-- 0039: less PostgreSQL work per write for the webhook outbox (docs/performance.md, "Writes:
+-- where they stand against PocketBase, and the write-side work bounded"). Same events, same payload bytes, same deliveries; fewer steps.
 --
 -- 1. The deliveries' foreign keys are gone. Each delivery insert ran two referential checks
 --    through SPI, and each took a KEY SHARE lock on the endpoint's row and the event's: every
