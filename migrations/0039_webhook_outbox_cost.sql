@@ -130,3 +130,32 @@ BEGIN
     RETURN NULL;
 END;
 $$;
+
+-- 3. The push sender's reasons query (0036) without de-duplication: its caller puts the rows in
+--    sets, and each UNION's hash table, sized from the tables' estimates, was built and cleared
+--    on every change read (about a fifth of what a change read cost with 1,000 devices).
+CREATE OR REPLACE FUNCTION dispatch_push_reasons(since pg_snapshot, upto pg_snapshot)
+RETURNS TABLE (user_id uuid, urgent boolean)
+LANGUAGE sql STABLE AS $$
+    WITH lo AS (SELECT pg_snapshot_xmin(since) AS xid),
+    claims AS (
+        SELECT c.* FROM claim_events c, lo
+        WHERE c.txid >= lo.xid AND NOT pg_visible_in_snapshot(c.txid, since) AND pg_visible_in_snapshot(c.txid, upto)),
+    items AS (
+        SELECT t.priority, t.listing_id, t.declared_by, 'task' AS kind, t.id FROM tasks t, lo
+        WHERE t.txid >= lo.xid AND NOT pg_visible_in_snapshot(t.txid, since) AND pg_visible_in_snapshot(t.txid, upto)
+        UNION ALL
+        SELECT a.priority, a.listing_id, a.declared_by, 'activity', a.id FROM activities a, lo
+        WHERE a.txid >= lo.xid AND NOT pg_visible_in_snapshot(a.txid, since) AND pg_visible_in_snapshot(a.txid, upto))
+    SELECT c.user_id, true FROM claims c WHERE c.user_id <> c.actor_id
+    UNION ALL
+    SELECT i.declared_by, true FROM claims c
+        JOIN (SELECT t.id, t.declared_by FROM tasks t UNION ALL SELECT a.id, a.declared_by FROM activities a) i ON i.id = c.entity_id
+        WHERE i.declared_by <> c.actor_id
+    UNION ALL
+    SELECT u.person, true FROM items i JOIN listings l ON l.id = i.listing_id,
+        LATERAL (VALUES (l.owned_by), (l.assigned_staff)) u(person)
+        WHERE i.priority = 'urgent' AND u.person IS NOT NULL
+    UNION ALL
+    SELECT c.actor_id, false FROM claims c
+$$;

@@ -63,14 +63,18 @@ public struct PushOutboxQueue: Sendable {
     public func enqueue(_ wake: Wake, minInterval: Duration) throws -> (queued: Int, coalesced: Int) {
         let users = Array(wake.users), urgent = Array(wake.urgent), actors = Array(wake.actors.subtracting(wake.urgent))
         let live = Array(wake.liveSessions)
+        // One array of users, so the user index finds their devices (an OR of conditions read
+        // every device); administrators see every change, so theirs are always among them.
+        let audience: PostgresQuery = wake.everyone ? "true" : """
+            d.user_id = ANY(\(users + urgent)::uuid[] || ARRAY(SELECT u.id FROM users u WHERE u.user_type = 'admin'))
+            """
         let rows = try pool.query("""
             WITH candidates AS (
                 SELECT d.id, d.user_id = ANY(\(urgent)::uuid[]) AS urgent,
                        CASE WHEN d.user_id = ANY(\(urgent)::uuid[]) OR d.last_push_at IS NULL THEN now()
                             ELSE greatest(now(), d.last_push_at + make_interval(secs => \(minInterval.timeInterval))) END AS due
                 FROM push_devices d
-                WHERE (\(wake.everyone) OR d.user_id = ANY(\(users)::uuid[]) OR d.user_id = ANY(\(urgent)::uuid[])
-                       OR d.user_id IN (SELECT u.id FROM users u WHERE u.user_type = 'admin'))
+                WHERE \(audience)
                   AND NOT d.user_id = ANY(\(actors)::uuid[]) AND d.platform = ANY(\(wake.platforms)::text[])
                   AND (d.session_id IS NULL OR NOT d.session_id = ANY(\(live)::uuid[]))),
             targets AS (
