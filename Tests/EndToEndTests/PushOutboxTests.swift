@@ -32,6 +32,45 @@ import TestSupport
         #expect(try !queue.finish(second, .sent(status: 200), minInterval: .seconds(3600)))
     }
 
+    /// A change for a device whose wake-up is already pending, unclaimed and at least as
+    /// urgent is counted as coalesced without rewriting the row (a new row version per device
+    /// per change read was most of what the outbox cost a change); an urgent change still
+    /// moves it, and one arriving during a send still re-arms it.
+    @Test func aPendingWakeUpIsLeftUntouchedUnlessTheChangeMovesIt() throws {
+        let database = try TestDatabase.create(poolSize: 2)
+        let user: UUID = try #require(try database.pool.query("""
+            INSERT INTO users (name, email, user_type) VALUES ('Rita', 'rita@example.com', 'realtor') RETURNING id
+            """).first?.decode("id"))
+        try database.pool.execute("""
+            INSERT INTO push_devices (user_id, platform, token, app_id) VALUES (\(user), 'ios', 'abcdef0123456789', 'app')
+            """)
+        let queue = PushOutboxQueue(pool: database.pool)
+        /// [queued, coalesced] of one change read.
+        func enqueue(urgent: Bool) throws -> [Int] {
+            let wake = PushOutboxQueue.Wake(users: [user], everyone: false, urgent: urgent ? [user] : [], actors: [], liveSessions: [],
+                                            platforms: ["ios"], upto: try snapshotXmax(database))
+            let counted = try queue.enqueue(wake, minInterval: .seconds(3600))
+            return [counted.queued, counted.coalesced]
+        }
+        func row() throws -> String? {
+            try database.pool.query("SELECT xmin::text || ' ' || reason || ' ' || coalesced || ' ' || again AS r FROM push_outbox")
+                .first?.decode("r")
+        }
+        #expect(try enqueue(urgent: false) == [1, 0])
+        let queued = try #require(try row())
+        for _ in 0..<3 { #expect(try enqueue(urgent: false) == [0, 1]) }
+        #expect(try row() == queued, "a change that moves nothing leaves the pending row as it was")
+        #expect(try enqueue(urgent: true) == [0, 1])
+        let urgent = try #require(try row())
+        #expect(urgent != queued && urgent.hasSuffix(" urgent 1 false"))
+        #expect(try enqueue(urgent: true) == [0, 1])
+        #expect(try row() == urgent)
+        // Being sent: the change re-arms it for after the send, once.
+        try database.pool.execute("UPDATE push_outbox SET claim = gen_random_uuid()")
+        #expect(try enqueue(urgent: false) == [0, 1])
+        #expect(try row()?.hasSuffix(" urgent 2 true") == true)
+    }
+
     @Test func aChangeAPushAlreadyCoveredIsNotQueuedAgainButALaterOneIs() throws {
         let database = try TestDatabase.create(poolSize: 2)
         let user: UUID = try #require(try database.pool.query("""

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 import Testing
 
 /// The event outbox: written by the database in the transaction of the write, whatever path
@@ -73,5 +74,44 @@ import Testing
         // Versions let receivers discard stale events: they rise with each change.
         let versions = events.filter { $0.type.hasPrefix("task.") }.compactMap { ($0.payload["data"] as? [String: Any])?["version"] as? Int }
         #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+    }
+
+    /// No delivery outlives its endpoint or its event, with no foreign key to enforce it: an
+    /// endpoint deleted while a write that subscribed it is still open waits for that write,
+    /// and the write's delivery goes with the endpoint; a deleted event takes its deliveries.
+    @Test func anEndpointDeletedDuringAWriteTakesThatWritesDeliveryWithIt() throws {
+        let world = try WebhookWorld()
+        let pool = world.app.database.pool
+        let admin = world.app.admin.id
+        let doomed = try #require(UUID(uuidString: try world.createEndpoint(url: "https://hooks.example.com/doomed").id))
+        try world.createEndpoint(url: "https://hooks.example.com/kept")
+        let deleted = Mutex<Int?>(nil)
+        let group = DispatchGroup()
+        _ = try pool.withTransaction { connection -> Bool in
+            try connection.execute("INSERT INTO tasks (title, declared_by) VALUES ('in flight', \(admin))")
+            group.enter()
+            Thread {
+                let count = try? pool.execute("DELETE FROM webhook_endpoints WHERE id = \(doomed)")
+                deleted.withLock { $0 = count ?? -1 }
+                group.leave()
+            }.start()
+            // Until the deletion waits for this transaction, or has finished without waiting.
+            #expect(try world.wait {
+                try world.scalar("""
+                    SELECT count(*)::text FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                    """) != "0" || deleted.withLock { $0 } != nil
+            })
+            return true
+        }
+        group.wait()
+        #expect(deleted.withLock { $0 } == 1)
+        #expect(try world.scalar("""
+            SELECT string_agg(coalesce(e.url, 'no endpoint'), ',') FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            """) == "https://hooks.example.com/kept")
+
+        try world.createTask("second")
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "2")
+        try pool.execute("DELETE FROM webhook_events WHERE payload::json -> 'data' ->> 'title' = 'second'")
+        #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "1")
     }
 }

@@ -57,36 +57,52 @@ public struct PushOutboxQueue: Sendable {
     /// Queues the wake-ups of one change; answers how many rows were new and how many changes
     /// were folded into a row already pending (coalesced). A non-urgent wake-up is due one
     /// `minInterval` after the device's last push; an urgent one at once.
+    ///
+    /// A device whose pending wake-up, not being sent, is already as urgent and as early as
+    /// this change would make it is only counted: folding the change in would rewrite the row
+    /// (a locked tuple, a new version and its WAL per device, per change read) to change
+    /// nothing but its `coalesced` column, which therefore counts the changes that moved a
+    /// pending row. With many devices pending between pushes (`PUSH_MIN_INTERVAL`), that
+    /// rewrite was most of what a change cost the push outbox.
     public func enqueue(_ wake: Wake, minInterval: Duration) throws -> (queued: Int, coalesced: Int) {
         let users = Array(wake.users), urgent = Array(wake.urgent), actors = Array(wake.actors.subtracting(wake.urgent))
         let live = Array(wake.liveSessions)
+        // One array of users, so the user index finds their devices (an OR of conditions read
+        // every device); administrators see every change, so theirs are always among them.
+        let audience: PostgresQuery = wake.everyone ? "true" : """
+            d.user_id = ANY(\(users + urgent)::uuid[] || ARRAY(SELECT u.id FROM users u WHERE u.user_type = 'admin'))
+            """
         let rows = try pool.query("""
-            WITH targets AS (
+            WITH candidates AS (
                 SELECT d.id, d.user_id = ANY(\(urgent)::uuid[]) AS urgent,
                        CASE WHEN d.user_id = ANY(\(urgent)::uuid[]) OR d.last_push_at IS NULL THEN now()
                             ELSE greatest(now(), d.last_push_at + make_interval(secs => \(minInterval.timeInterval))) END AS due
                 FROM push_devices d
-                WHERE (\(wake.everyone) OR d.user_id = ANY(\(users)::uuid[]) OR d.user_id = ANY(\(urgent)::uuid[])
-                       OR d.user_id IN (SELECT u.id FROM users u WHERE u.user_type = 'admin'))
+                WHERE \(audience)
                   AND NOT d.user_id = ANY(\(actors)::uuid[]) AND d.platform = ANY(\(wake.platforms)::text[])
                   AND (d.session_id IS NULL OR NOT d.session_id = ANY(\(live)::uuid[]))
-                  AND (d.covered_below IS NULL OR d.covered_below < \(String(wake.upto))::xid8))
-            INSERT INTO push_outbox AS o (device_id, reason, due_at, next_attempt_at)
-            SELECT id, CASE WHEN urgent THEN 'urgent' ELSE 'changed' END, due, due FROM targets
-            ON CONFLICT (device_id) WHERE sent_at IS NULL AND dead_at IS NULL DO UPDATE SET
-                coalesced = o.coalesced + 1,
-                again = o.again OR o.claim IS NOT NULL,
-                again_urgent = o.again_urgent OR (o.claim IS NOT NULL AND EXCLUDED.reason = 'urgent'),
-                reason = CASE WHEN o.claim IS NULL AND EXCLUDED.reason = 'urgent' THEN 'urgent' ELSE o.reason END,
-                next_attempt_at = CASE WHEN o.claim IS NULL THEN least(o.next_attempt_at, EXCLUDED.next_attempt_at)
-                                       ELSE o.next_attempt_at END,
-                due_at = CASE WHEN o.claim IS NULL THEN least(o.due_at, EXCLUDED.due_at) ELSE o.due_at END
-            RETURNING (xmax = 0) AS inserted
+                  AND (d.covered_below IS NULL OR d.covered_below < \(String(wake.upto))::xid8)),
+            targets AS (
+                SELECT c.* FROM candidates c
+                WHERE NOT EXISTS (SELECT 1 FROM push_outbox p
+                                  WHERE p.device_id = c.id AND p.sent_at IS NULL AND p.dead_at IS NULL AND p.claim IS NULL
+                                    AND (p.reason = 'urgent' OR NOT c.urgent) AND p.next_attempt_at <= c.due AND p.due_at <= c.due)),
+            written AS (
+                INSERT INTO push_outbox AS o (device_id, reason, due_at, next_attempt_at)
+                SELECT id, CASE WHEN urgent THEN 'urgent' ELSE 'changed' END, due, due FROM targets
+                ON CONFLICT (device_id) WHERE sent_at IS NULL AND dead_at IS NULL DO UPDATE SET
+                    coalesced = o.coalesced + 1,
+                    again = o.again OR o.claim IS NOT NULL,
+                    again_urgent = o.again_urgent OR (o.claim IS NOT NULL AND EXCLUDED.reason = 'urgent'),
+                    reason = CASE WHEN o.claim IS NULL AND EXCLUDED.reason = 'urgent' THEN 'urgent' ELSE o.reason END,
+                    next_attempt_at = CASE WHEN o.claim IS NULL THEN least(o.next_attempt_at, EXCLUDED.next_attempt_at)
+                                           ELSE o.next_attempt_at END,
+                    due_at = CASE WHEN o.claim IS NULL THEN least(o.due_at, EXCLUDED.due_at) ELSE o.due_at END
+                RETURNING (xmax = 0) AS inserted)
+            SELECT (SELECT count(*) FROM candidates)::int AS candidates, (SELECT count(*) FROM written WHERE inserted)::int AS queued
             """)
-        var queued = 0, coalesced = 0
-        for row in rows {
-            if try row.decode("inserted", as: Bool.self) { queued += 1 } else { coalesced += 1 }
-        }
-        return (queued, coalesced)
+        guard let row = rows.first else { return (0, 0) }
+        let candidates: Int = try row.decode("candidates"), queued: Int = try row.decode("queued")
+        return (queued, candidates - queued)
     }
 }
