@@ -96,7 +96,7 @@ package final class PushSender: Sendable {
             do {
                 let (urgent, actors) = try service.outbox.reasons(since: base, upto: change.snapshot)
                 let wake = PushOutboxQueue.Wake(users: change.users, everyone: change.everyone, urgent: urgent, actors: actors,
-                                                liveSessions: live, platforms: platforms.map(\.rawValue), upto: change.snapshot.xmax)
+                                                liveSessions: live, platforms: platforms.map(\.rawValue), snapshot: change.snapshot.text)
                 let (queued, coalesced) = try service.outbox.enqueue(wake, minInterval: policy.minInterval)
                 count { $0.queued += queued; $0.coalesced += coalesced }
             } catch {

@@ -48,7 +48,7 @@ import TestSupport
         /// [queued, coalesced] of one change read.
         func enqueue(urgent: Bool) throws -> [Int] {
             let wake = PushOutboxQueue.Wake(users: [user], everyone: false, urgent: urgent ? [user] : [], actors: [], liveSessions: [],
-                                            platforms: ["ios"], upto: try snapshotXmax(database))
+                                            platforms: ["ios"], snapshot: try snapshot(database))
             let counted = try queue.enqueue(wake, minInterval: .seconds(3600))
             return [counted.queued, counted.coalesced]
         }
@@ -78,27 +78,34 @@ import TestSupport
             """).first?.decode("id"))
         try database.pool.execute("INSERT INTO push_devices (user_id, platform, token, app_id) VALUES (\(user), 'ios', 'abcdef0123456789', 'app')")
         let queue = PushOutboxQueue(pool: database.pool)
-        func wake(upto: UInt64) -> PushOutboxQueue.Wake {
-            PushOutboxQueue.Wake(users: [user], everyone: false, urgent: [user], actors: [], liveSessions: [], platforms: ["ios"], upto: upto)
+        func wake(_ snapshot: String) -> PushOutboxQueue.Wake {
+            PushOutboxQueue.Wake(users: [user], everyone: false, urgent: [user], actors: [], liveSessions: [], platforms: ["ios"],
+                                 snapshot: snapshot)
         }
-        // A change committed (its snapshot read by instance 1 and, later, by instance 2) ...
-        try database.pool.execute("UPDATE users SET name = 'Rita B' WHERE id = \(user)")
-        let seen = try snapshotXmax(database)
-        // ... instance 1 queues and sends its wake-up ...
-        #expect(try queue.enqueue(wake(upto: seen), minInterval: .seconds(3600)).queued == 1)
-        let claimed = try queue.claim(limit: 10, lease: .seconds(60))
-        #expect(try queue.finishSent(claimed, status: 200, minInterval: .seconds(3600)) == 1)
-        // ... so instance 2, reading the same change later, owes the phone nothing.
-        #expect(try queue.enqueue(wake(upto: seen), minInterval: .seconds(3600)) == (0, 0))
-        // A change committed after that push's claim still wakes it.
-        try database.pool.execute("UPDATE users SET name = 'Rita C' WHERE id = \(user)")
-        let later = try snapshotXmax(database)
-        #expect(try queue.enqueue(wake(upto: later), minInterval: .seconds(3600)).queued == 1)
+        // Another writer's transaction stays open throughout: it is running in every snapshot
+        // below, which must not make a covered change look uncovered.
+        try database.pool.withConnection { other in
+            try other.execute("BEGIN")
+            try other.execute("SELECT pg_current_xact_id()")
+            defer { _ = try? other.execute("ROLLBACK") }
+            // A change committed (its snapshot read by instance 1 and, later, by instance 2) ...
+            try database.pool.execute("UPDATE users SET name = 'Rita B' WHERE id = \(user)")
+            let seen = try snapshot(database)
+            // ... instance 1 queues and sends its wake-up ...
+            #expect(try queue.enqueue(wake(seen), minInterval: .seconds(3600)).queued == 1)
+            let claimed = try queue.claim(limit: 10, lease: .seconds(60))
+            #expect(try queue.finishSent(claimed, status: 200, minInterval: .seconds(3600)) == 1)
+            // ... so instance 2, reading the same change later, owes the phone nothing.
+            #expect(try queue.enqueue(wake(seen), minInterval: .seconds(3600)) == (0, 0))
+            // A change committed after that push's claim still wakes it.
+            try database.pool.execute("UPDATE users SET name = 'Rita C' WHERE id = \(user)")
+            let later = try snapshot(database)
+            #expect(try queue.enqueue(wake(later), minInterval: .seconds(3600)).queued == 1)
+        }
     }
 
-    /// What a change stream's read now would take as its snapshot's xmax.
-    private func snapshotXmax(_ database: TestDatabase) throws -> UInt64 {
-        let text = try database.pool.query("SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS x").first?.decode("x", as: String.self)
-        return try #require(text.flatMap(UInt64.init))
+    /// The snapshot a change stream's read now would take.
+    private func snapshot(_ database: TestDatabase) throws -> String {
+        try #require(try database.pool.query("SELECT pg_current_snapshot()::text AS s").first?.decode("s", as: String.self))
     }
 }

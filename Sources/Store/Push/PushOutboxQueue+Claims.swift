@@ -18,9 +18,9 @@ extension PushOutboxQueue {
         /// The previous holder's claim was never finished (it died or hung mid-send): APNs may
         /// have accepted that push, so this one must not be sent within the interval.
         public let interrupted: Bool
-        /// Every transaction below this id had committed when the claim was made: the sync the
-        /// push prompts sees them all (`push_devices.covered_below` once it is sent).
-        public let horizon: UInt64
+        /// The claim's snapshot (`pg_snapshot` text): what it shows had committed before the
+        /// push left, so the sync the push prompts sees it (`push_devices.covered_by` once sent).
+        public let horizon: String
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -39,7 +39,7 @@ extension PushOutboxQueue {
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
         let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
             o.id, o.device_id, o.reason, o.due_at, o.attempts, d.token, d.platform, prev.claim IS NOT NULL AS interrupted,
-            pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
+            pg_current_snapshot()::text AS horizon
             """, joining: ("push_devices d, push_outbox prev", "d.id = o.device_id AND prev.id = o.id"), on: pool)
         return try rows.map { row in
             let platform: String = try row.decode("platform")
@@ -49,7 +49,7 @@ extension PushOutboxQueue {
             return Claimed(id: try row.decode("id"), claim: claim, deviceID: try row.decode("device_id"), token: try row.decode("token"),
                            platform: known, reason: try row.decode("reason"), dueAt: try row.decode("due_at"),
                            attempts: try row.decode("attempts"), interrupted: try row.decode("interrupted"),
-                           horizon: UInt64(try row.decode("horizon", as: String.self)) ?? 0)
+                           horizon: try row.decode("horizon"))
         }
     }
 
@@ -68,7 +68,7 @@ extension PushOutboxQueue {
                 \(rearm)
                 """
             device = """
-                UPDATE push_devices SET last_push_at = now(), covered_below = greatest(covered_below, \(String(push.horizon))::xid8)
+                UPDATE push_devices SET last_push_at = now(), covered_by = \(push.horizon)::pg_snapshot
                 WHERE id = \(push.deviceID)
                 """
         case .failed(let status, let error, let retryAfter):
@@ -115,7 +115,7 @@ extension PushOutboxQueue {
                     \(Self.rearm(minInterval)), claim = NULL
                 WHERE id = ANY(\(ids)::uuid[]) AND claim = \(claim) AND sent_at IS NULL AND dead_at IS NULL
                 RETURNING device_id)
-            UPDATE push_devices SET last_push_at = now(), covered_below = greatest(covered_below, \(String(horizon))::xid8)
+            UPDATE push_devices SET last_push_at = now(), covered_by = \(horizon)::pg_snapshot
             WHERE id IN (SELECT device_id FROM done)
             """)
     }

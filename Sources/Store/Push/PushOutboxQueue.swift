@@ -25,19 +25,19 @@ public struct PushOutboxQueue: Sendable {
         public var liveSessions: Set<UUID>
         /// Platforms a provider is configured for (`ios`, `android`): other devices are skipped.
         public var platforms: [String]
-        /// The change's snapshot's xmax: its transactions are all below it. A device whose last
-        /// push was claimed after they all committed (`covered_below`) is owed nothing.
-        public var upto: UInt64
+        /// The change's snapshot (`pg_snapshot` text): a device whose last push was claimed
+        /// under a snapshot that covers it (`covered_by`) is owed nothing.
+        public var snapshot: String
 
         public init(users: Set<UUID>, everyone: Bool, urgent: Set<UUID>, actors: Set<UUID>, liveSessions: Set<UUID>,
-                    platforms: [String], upto: UInt64) {
+                    platforms: [String], snapshot: String) {
             self.users = users
             self.everyone = everyone
             self.urgent = urgent
             self.actors = actors
             self.liveSessions = liveSessions
             self.platforms = platforms
-            self.upto = upto
+            self.snapshot = snapshot
         }
     }
 
@@ -81,7 +81,7 @@ public struct PushOutboxQueue: Sendable {
                 WHERE \(audience)
                   AND NOT d.user_id = ANY(\(actors)::uuid[]) AND d.platform = ANY(\(wake.platforms)::text[])
                   AND (d.session_id IS NULL OR NOT d.session_id = ANY(\(live)::uuid[]))
-                  AND (d.covered_below IS NULL OR d.covered_below < \(String(wake.upto))::xid8)),
+                  AND (d.covered_by IS NULL OR NOT dispatch_snapshot_covers(d.covered_by, \(wake.snapshot)::pg_snapshot))),
             targets AS (
                 SELECT c.* FROM candidates c
                 WHERE NOT EXISTS (SELECT 1 FROM push_outbox p
