@@ -27,12 +27,11 @@ package final class RequestMetrics: MetricsSource {
         var requests: [Key: [Int: Int]] = [:]
         var durations: [Key: Histogram] = [:]
         var serverMetrics: (@Sendable () -> HTTPServerMetrics)?
-        /// All routes together, for the console's charts: answered requests and their
-        /// latencies without the parked ones (whose duration is the client's wait, not the
-        /// server's work), 5xx answers, and parked long-polls and WebSocket upgrades.
-        var answered = Histogram(bucketCounts: Array(repeating: 0, count: RequestMetrics.durationBuckets.count))
-        var errors = 0
-        var parked = 0
+        /// The parked long-polls' durations (the client's wait, not the server's work), which
+        /// the console's latency leaves out of the per-route sums; kept apart so that only a
+        /// parked request pays for a second histogram.
+        var parked = Histogram(bucketCounts: Array(repeating: 0, count: RequestMetrics.durationBuckets.count))
+        var upgrades = 0
     }
 
     /// Running totals since start, all routes together (the heartbeat diffs two readings).
@@ -66,8 +65,7 @@ package final class RequestMetrics: MetricsSource {
     package func record(route: String, method: String, status: Int, seconds: Double, parked: Bool = false) {
         let key = Key(route: route, method: method)
         state.withLock { state in
-            if parked { state.parked += 1 } else { state.answered.add(seconds, bounds: Self.durationBuckets) }
-            if status >= 500 { state.errors += 1 }
+            if parked { state.parked.add(seconds, bounds: Self.durationBuckets) }
             state.requests[key, default: [:]][status, default: 0] += 1
             // Changed in place through the dictionary's `default:` accessor: a copy taken out
             // and stored back made the bucket array non-unique, so every request copied it.
@@ -79,14 +77,23 @@ package final class RequestMetrics: MetricsSource {
     /// Every request so far, all routes together (for the console's charts, which diff two readings).
     package var totals: Totals {
         state.withLock { state in
-            Totals(requests: state.answered.count, cumulativeBuckets: state.answered.bucketCounts, errors: state.errors, parked: state.parked)
+            var totals = Totals(requests: -state.parked.count, cumulativeBuckets: state.parked.bucketCounts.map { -$0 }, errors: 0,
+                                parked: state.parked.count + state.upgrades)
+            for histogram in state.durations.values {
+                totals.requests += histogram.count
+                for index in totals.cumulativeBuckets.indices { totals.cumulativeBuckets[index] += histogram.bucketCounts[index] }
+            }
+            for statuses in state.requests.values {
+                for (status, count) in statuses where status >= 500 { totals.errors += count }
+            }
+            return totals
         }
     }
 
     /// Counts a WebSocket upgrade for the console, which no response passes through (the 101 is
     /// the transport's, so `/metrics` has never listed it per route).
     package func recordUpgrade() {
-        state.withLock { $0.parked += 1 }
+        state.withLock { $0.upgrades += 1 }
     }
 
     package func writeMetrics(to output: inout PrometheusText) {
