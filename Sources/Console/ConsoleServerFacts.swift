@@ -2,6 +2,7 @@ import API
 import Foundation
 import Operations
 import Postgres
+import RouteKit
 
 /// What the Server page and the overview report about the server: set up by dispatchd, which
 /// owns the pool, the heartbeat, the migrations and the backups.
@@ -13,12 +14,12 @@ package struct ConsoleServerFacts: Sendable {
     package let migrator: Migrator?
     /// This process's heartbeat: its id (marked "this one") and interval (what counts as stale).
     package let heartbeat: InstanceHeartbeat
-    package let errors: ErrorRing
+    package let errors: FailureRing
     /// The newest backup and its verification, read when a page asks.
     package let backups: @Sendable () -> ConsoleBackupSummary
 
     package init(version: String, startedAt: Date = Date(), pool: PostgresPool, migrator: Migrator?,
-                 heartbeat: InstanceHeartbeat, errors: ErrorRing,
+                 heartbeat: InstanceHeartbeat, errors: FailureRing,
                  backups: @escaping @Sendable () -> ConsoleBackupSummary = { ConsoleBackupSummary() }) {
         self.version = version
         self.startedAt = startedAt

@@ -49,7 +49,7 @@ enum ConsoleServerRoutes {
             // Logged in full; the page says what the API would answer.
             data["database"] = ["reachable": false, "problem": APIErrorRenderer.statusAndMessage(for: error, logger: context.logger).message]
         }
-        let errors = facts.errors.recent
+        let errors = facts.errors.recentServerErrors
         data["hasErrors"] = !errors.isEmpty
         data["errors"] = errors.map {
             ["at": ConsoleFormat.time($0.at), "method": $0.method, "route": $0.route, "status": $0.status, "requestID": $0.requestID]

@@ -1,11 +1,13 @@
 import Foundation
 import Synchronization
 
-/// Each person's last failed requests (4xx and 5xx answers to a signed-in caller), in memory,
-/// for the console's person page and Sync health: "her phone keeps saying error" answered
-/// without reading logs. Per instance and bounded: at most `perPerson` entries for each of
-/// at most `people` people (the one whose last failure is oldest is forgotten first), lost on
-/// restart. An entry holds the route's pattern, never the raw path, and nothing of the body.
+/// Failed requests in memory, for the console: each person's last failures (4xx and 5xx
+/// answers to a signed-in caller) for the person page and Sync health, "her phone keeps saying
+/// error" answered without reading logs; and the last server errors (5xx, anyone's) for the
+/// Server page. Per instance and bounded: at most `perPerson` entries for each of at most
+/// `people` people (the one whose last failure is oldest is forgotten first) and
+/// `serverErrorCapacity` server errors, lost on restart (the logs keep everything). An entry
+/// holds the route's pattern, never the raw path, and nothing of the body.
 package final class FailureRing: Sendable {
     package struct Entry: Sendable, Equatable {
         package var at: Date
@@ -29,15 +31,26 @@ package final class FailureRing: Sendable {
 
     package let perPerson: Int
     package let people: Int
+    package let serverErrorCapacity: Int
     private let entries = Mutex<[String: [Entry]]>([:])
+    private let serverErrors = Mutex<[Entry]>([])
 
-    package init(perPerson: Int = 20, people: Int = 5000) {
+    package init(perPerson: Int = 20, people: Int = 5000, serverErrorCapacity: Int = 50) {
         self.perPerson = perPerson
         self.people = people
+        self.serverErrorCapacity = serverErrorCapacity
     }
 
-    /// `userID`: the lowercase id the request authenticated as.
-    package func record(userID: String, _ entry: Entry) {
+    /// One failed answer: a 5xx joins the server errors; `userID` (the lowercase id the request
+    /// authenticated as, nil: anonymous) keeps it among that person's failures.
+    package func record(userID: String?, _ entry: Entry) {
+        if entry.status >= 500 {
+            serverErrors.withLock { errors in
+                errors.insert(entry, at: 0)
+                if errors.count > serverErrorCapacity { errors.removeLast(errors.count - serverErrorCapacity) }
+            }
+        }
+        guard let userID else { return }
         entries.withLock { entries in
             if entries[userID] == nil, entries.count >= people,
                let oldest = entries.min(by: { ($0.value.first?.at ?? .distantPast) < ($1.value.first?.at ?? .distantPast) })?.key {
@@ -49,6 +62,9 @@ package final class FailureRing: Sendable {
             entries[userID] = list
         }
     }
+
+    /// The last server errors, newest first.
+    package var recentServerErrors: [Entry] { serverErrors.withLock { $0 } }
 
     /// The person's failures, newest first.
     package func recent(userID: UUID) -> [Entry] {

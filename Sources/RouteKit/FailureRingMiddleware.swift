@@ -3,10 +3,10 @@ import HTTP1
 import HTTPServer
 import Logging
 
-/// Records every 4xx and 5xx answer to an authenticated caller in a `FailureRing`. It reads
-/// what the inner layers wrote on the request's shared log fields (`user_id` from the
-/// authentication, `error_code` from the error renderer), so it goes outside the error
-/// middleware: it sees the rendered answer.
+/// Records every 5xx answer, and every 4xx and 5xx answer to an authenticated caller, in a
+/// `FailureRing`. It reads what the inner layers wrote on the request's shared log fields
+/// (`user_id` from the authentication, `error_code` from the error renderer), so it goes
+/// outside the error middleware: it sees the rendered answer.
 package struct FailureRingMiddleware: Middleware {
     let ring: FailureRing
 
@@ -22,7 +22,9 @@ package struct FailureRingMiddleware: Middleware {
         let requestID = context.requestID
         let fields = context.logFields
         return try next(request, context).map { response in
-            guard response.status.code >= 400, case .string(let userID)? = fields["user_id"] else { return response }
+            var userID: String?
+            if case .string(let text)? = fields["user_id"] { userID = text }
+            guard response.status.code >= 500 || (response.status.code >= 400 && userID != nil) else { return response }
             var code: String?
             if case .string(let text)? = fields["error_code"] { code = text }
             ring.record(userID: userID, FailureRing.Entry(at: Date(), method: method, route: route, status: response.status.code,

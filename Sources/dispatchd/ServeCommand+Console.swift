@@ -17,13 +17,12 @@ struct ConsoleWiring {
 
     init(application: APIApplication, auth: AuthService, pool: PostgresPool, migrator: Migrator,
          configuration: Configuration, backups: BackupService, mail: ConsoleMailSetup) throws {
-        let errors = ErrorRing()
         heartbeat = InstanceHeartbeat(version: ServerVersion.current, interval: .seconds(configuration.heartbeatInterval),
                                       pool: pool, metrics: application.metrics, logger: auth.logger)
         let console = try ConsoleApplication(
             auth: auth,
             server: ConsoleServerFacts(version: ServerVersion.current, pool: pool, migrator: migrator, heartbeat: heartbeat,
-                                       errors: errors,
+                                       errors: application.failures,
                                        backups: { BackupOverview(service: backups, scheduled: configuration.backup.daily).summary() }),
             secureCookies: configuration.consoleSecureCookies,
             webhooks: application.webhooks, slack: application.slack, backups: backups, failures: application.failures, mail: mail
@@ -31,7 +30,7 @@ struct ConsoleWiring {
         var router = application.makeRouter()
         console.register(on: &router)
         self.router = router
-        middleware = [ErrorRingMiddleware(ring: errors)] + application.middleware + [console.middleware]
+        middleware = application.middleware + [console.middleware]
     }
 
     /// The address this instance's heartbeat names: the machine's host name and the bound port

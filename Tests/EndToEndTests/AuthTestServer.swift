@@ -76,7 +76,6 @@ final class AuthTestServer {
         var router = application.makeRouter()
         var middleware = application.middleware
         if withConsole {
-            let errors = ErrorRing()
             let heartbeat = InstanceHeartbeat(version: "test", address: "127.0.0.1:test", interval: .seconds(15), pool: database.pool,
                                               metrics: application.metrics,
                                               logger: Logger(label: "heartbeat", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -85,11 +84,11 @@ final class AuthTestServer {
                 auth: auth,
                 server: ConsoleServerFacts(version: "test", pool: database.pool,
                                            migrator: Migrator(directoryPath: ProjectPaths.migrations),
-                                           heartbeat: heartbeat, errors: errors, backups: { consoleBackupSummary }),
+                                           heartbeat: heartbeat, errors: application.failures, backups: { consoleBackupSummary }),
                 secureCookies: secureConsoleCookies, webhooks: application.webhooks, slack: application.slack,
                 backups: consoleBackups, failures: application.failures, mail: consoleMail)
             console.register(on: &router)
-            middleware = [ErrorRingMiddleware(ring: errors)] + middleware + [console.middleware]
+            middleware = middleware + [console.middleware]
             self.console = console
         }
         adjustRouter(&router)
