@@ -12,7 +12,7 @@ retrying while refused, as apps do, and records how long each successful connect
 connect of about 1 s or more is a SYN the kernel dropped and the phone retransmitted.
 """
 import errno, heapq, itertools, json, os, re, select, socket, time
-from realtime_protocol import EVENT_MARK, frame, token
+from realtime_protocol import EVENT_MARK, frame, next_frame, token
 
 NEXT_SINCE = re.compile(rb'"next_since":"([^"]+)"')
 
@@ -228,16 +228,8 @@ class RealtimePhone(Phone):
                 return
             del self.buf[:end + 4]
             self.upgraded = True
-        while len(self.buf) >= 2 and self.open:
-            opcode, length, start = self.buf[0] & 0x0F, self.buf[1] & 0x7F, 2
-            if length == 126:
-                length, start = int.from_bytes(self.buf[2:4], "big"), 4
-            elif length == 127:
-                length, start = int.from_bytes(self.buf[2:10], "big"), 10
-            if len(self.buf) < start + length:
-                return
-            payload = bytes(self.buf[start:start + length])
-            del self.buf[:start + length]
+        while self.open and (taken := next_frame(self.buf)) is not None:
+            opcode, payload = taken
             if opcode == 1 and EVENT_MARK in payload[:120]:
                 self.received.append((now, payload))
             elif opcode == 1 and b'"phx_reply"' in payload[:120]:

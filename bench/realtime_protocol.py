@@ -26,6 +26,23 @@ def frame(text):
     return head + mask + masked
 
 
+def next_frame(buf):
+    """Takes one whole server frame (unmasked) off the front of `buf` (a bytearray): (opcode,
+    payload), or None while the frame is still incomplete."""
+    if len(buf) < 2:
+        return None
+    opcode, length, start = buf[0] & 0x0F, buf[1] & 0x7F, 2
+    if length == 126:
+        length, start = int.from_bytes(buf[2:4], "big"), 4
+    elif length == 127:
+        length, start = int.from_bytes(buf[2:10], "big"), 10
+    if len(buf) < start + length:
+        return None
+    payload = bytes(buf[start:start + length])
+    del buf[:start + length]
+    return opcode, payload
+
+
 class Subscriber:
     def __init__(self, index, user, sock):
         self.index, self.user, self.sock = index, user, sock
@@ -45,16 +62,8 @@ class Subscriber:
                 return
             del self.buf[:end + 4]
             self.upgraded = True
-        while len(self.buf) >= 2:
-            opcode, length, start = self.buf[0] & 0x0F, self.buf[1] & 0x7F, 2
-            if length == 126:
-                length, start = int.from_bytes(self.buf[2:4], "big"), 4
-            elif length == 127:
-                length, start = int.from_bytes(self.buf[2:10], "big"), 10
-            if len(self.buf) < start + length:
-                return
-            payload = bytes(self.buf[start:start + length])
-            del self.buf[:start + length]
+        while (taken := next_frame(self.buf)) is not None:
+            opcode, payload = taken
             if opcode == 1 and EVENT_MARK in payload[:120]:
                 self.events += 1
                 if self.want is not None and self.hit is None and self.want in payload:
