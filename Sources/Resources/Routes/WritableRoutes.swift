@@ -36,14 +36,24 @@ struct WritableRoutes<Store: WritableRowStore> where Store.Input == ResourceInpu
             return .response(ResourceListQuery.response(try routes.store.list(viewer, filter), order: filter.order))
         }
         router.post(base) { request, context in
-            let viewer = try auth.viewer(context)
-            var body = try routes.body(request)
-            let id = ResourceInputParser.id(&body) ?? UUID()
-            let input = routes.parse(&body, true)
-            try body.finish()
-            let result = try routes.store.create(viewer, id: id, input: input)
-            return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
-                                              status: result.created ? .created : .ok, location: routes.location(id)))
+            let principal = try AuthService.principal(context)
+            let id: UUID, input: ResourceInput
+            do {
+                var body = try routes.body(request)
+                id = ResourceInputParser.id(&body) ?? UUID()
+                input = routes.parse(&body, true)
+                try body.finish()
+            } catch {
+                _ = try auth.viewer(context)  // 401 before 400 or 422, as on every route
+                throw error
+            }
+            // The caller's account is read by the create (in its statement where the create is one).
+            switch try routes.store.create(callerID: principal.userID, id: id, input: input) {
+            case .callerInactive: throw AuthService.inactiveAccount
+            case .written(let result):
+                return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
+                                                  status: result.created ? .created : .ok, location: routes.location(id)))
+            }
         }
         router.get("\(base)/{id}") { _, context in
             let principal = try AuthService.principal(context)
