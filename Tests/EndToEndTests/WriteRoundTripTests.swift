@@ -46,6 +46,13 @@ import Testing
         #expect(claimed.trips == 2)
         #expect(released.statuses == [200])
         #expect(released.trips == 2)
+        // A PATCH is a transaction (BEGIN, the row's lock with the account read in it, the
+        // UPDATE, COMMIT) and the wake-up: five, six while the account check was its own.
+        let patched = try roundTrips {
+            try world.app.client.perform(method: "PATCH", path: "/v1/tasks/\(scene.task)", headers: json,
+                                         body: Array(#"{"title": "Renamed", "priority": "high"}"#.utf8)).status
+        }
+        #expect(patched == ([200], 5))
         // Each still wrote its history rows.
         #expect(try world.count("SELECT count(*) FROM claim_events WHERE entity_id = \(scene.task)::uuid") == 2)
         #expect(try world.count("SELECT count(*) FROM status_changes WHERE entity_type = 'task' AND changed_by = \(world.id(.owner))::uuid") >= 1)

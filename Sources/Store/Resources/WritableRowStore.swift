@@ -25,6 +25,9 @@ public protocol WritableRowStore: ResourceStore {
     /// `create` for the caller `userID`, whose account it reads (`.callerInactive`: gone or
     /// deactivated, nothing written); by default first, in the create's transaction.
     func create(callerID userID: UUID, id: UUID?, input: Input) throws -> CallerWrite<CreateResult>
+    /// `PATCH` for the caller `userID`, whose account it reads (`.callerInactive`: gone or
+    /// deactivated, nothing written); by default first, in the update's transaction.
+    func update(callerID userID: UUID, id: UUID, input: Input, check: VersionCheck) throws -> CallerWrite<ResourceRow>
 }
 
 extension WritableRowStore {
@@ -60,6 +63,14 @@ extension WritableRowStore {
         try pool.withTransaction { connection in
             guard let viewer = try CallerSQL.viewer(userID, on: connection) else { return .callerInactive }
             return .written(try create(viewer, id: id, input: input, on: connection))
+        }
+    }
+
+    /// `update(…replace: false…)` for the caller `userID`, whose account is read first.
+    public func update(callerID userID: UUID, id: UUID, input: Input, check: VersionCheck) throws -> CallerWrite<ResourceRow> {
+        try pool.withTransaction { connection in
+            guard let viewer = try CallerSQL.viewer(userID, on: connection) else { return .callerInactive }
+            return .written(try modify(connection, viewer, id: id, input: input, patch: true, check: check))
         }
     }
 
