@@ -19,7 +19,8 @@ extension WorkItemStore {
     /// `lock` with the caller's users row read in the same statement: nil when the account is
     /// inactive; 404 when the row does not exist or the caller does not see it.
     func lock(_ connection: PostgresConnection, callerID userID: UUID, id: UUID) throws -> (Viewer, Locked)? {
-        // The realtor rules of `lock`, for this caller; an administrator passes through `c.admin`.
+        // The realtor rules of `lock`, for this caller (the one-row form of its visibility
+        // rule: the row's listing probed by key); an administrator passes through `c.admin`.
         let realtor = Viewer(userID: userID, isAdmin: false)
         let rows = try connection.query("""
             WITH \(CallerSQL.cte(userID))
@@ -27,7 +28,7 @@ extension WorkItemStore {
             FROM caller c LEFT JOIN LATERAL (
                 SELECT t.status, t.version, t.claimed_by, t.listing_id,
                        (c.admin OR \(Visibility.mayDeleteWorkItem("t", realtor))) AS may_delete
-                FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND (c.admin OR \(Visibility.workItem("t", realtor)))
+                FROM \(unsafeSQL: table) t WHERE t.id = \(id) AND (c.admin OR \(Visibility.workItemRow("t", realtor)))
                 FOR UPDATE OF t
             ) t ON TRUE
             """)
