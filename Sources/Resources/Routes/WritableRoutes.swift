@@ -36,14 +36,24 @@ struct WritableRoutes<Store: WritableRowStore> where Store.Input == ResourceInpu
             return .response(ResourceListQuery.response(try routes.store.list(viewer, filter), order: filter.order))
         }
         router.post(base) { request, context in
-            let viewer = try auth.viewer(context)
-            var body = try routes.body(request)
-            let id = ResourceInputParser.id(&body) ?? UUID()
-            let input = routes.parse(&body, true)
-            try body.finish()
-            let result = try routes.store.create(viewer, id: id, input: input)
-            return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
-                                              status: result.created ? .created : .ok, location: routes.location(id)))
+            let principal = try AuthService.principal(context)
+            let id: UUID, input: ResourceInput
+            do {
+                var body = try routes.body(request)
+                id = ResourceInputParser.id(&body) ?? UUID()
+                input = routes.parse(&body, true)
+                try body.finish()
+            } catch {
+                _ = try auth.viewer(context)  // 401 before 400 or 422, as on every route
+                throw error
+            }
+            // The caller's account is read by the create (in its statement where the create is one).
+            switch try routes.store.create(callerID: principal.userID, id: id, input: input) {
+            case .callerInactive: throw AuthService.inactiveAccount
+            case .written(let result):
+                return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
+                                                  status: result.created ? .created : .ok, location: routes.location(id)))
+            }
         }
         router.get("\(base)/{id}") { _, context in
             let principal = try AuthService.principal(context)
@@ -76,21 +86,31 @@ struct WritableRoutes<Store: WritableRowStore> where Store.Input == ResourceInpu
 
     /// `PATCH` (only the fields sent) or `PUT` (create-or-replace).
     private func write(_ request: HTTPRequest, _ context: RequestContext, auth: AuthService, replace: Bool) throws -> HandlerReply {
-        let viewer = try auth.viewer(context)
-        let id = try ResourceHTTP.uuid(context)
-        var body = try body(request)
-        ResourceInputParser.checkBodyID(&body, path: id)
-        let input = parse(&body, replace)
-        try body.finish()
+        let principal = try AuthService.principal(context)
+        let id: UUID, input: ResourceInput
+        do {
+            id = try ResourceHTTP.uuid(context)
+            var body = try body(request)
+            ResourceInputParser.checkBodyID(&body, path: id)
+            input = parse(&body, replace)
+            try body.finish()
+        } catch {
+            _ = try auth.viewer(context)  // 401 before 400 or 422, as on every route
+            throw error
+        }
         let check = IfMatch.check(request)
         if replace {
-            let result = try store.put(viewer, id: id, input: input, check: check)
+            let result = try store.put(try auth.viewer(context), id: id, input: input, check: check)
             return .response(ResourceHTTP.row(result.row.json, version: result.row.version,
                                               status: result.created ? .created : .ok,
                                               location: result.created ? location(id) : nil))
         }
-        let row = try store.update(viewer, id: id, input: input, replace: false, check: check)
-        return .response(ResourceHTTP.row(row.json, version: row.version))
+        // The caller's account is read by the update (in the statement that locks the row
+        // where the store has one).
+        switch try store.update(callerID: principal.userID, id: id, input: input, check: check) {
+        case .callerInactive: throw AuthService.inactiveAccount
+        case .written(let row): return .response(ResourceHTTP.row(row.json, version: row.version))
+        }
     }
 
     private func body(_ request: HTTPRequest) throws -> JSONRequestBody {

@@ -38,21 +38,30 @@ enum ResourceWriteSQL {
     /// One row: `allowed`, and the new row's `json`, `version`, `id` (NULL when nothing was
     /// inserted: not allowed, or the id is taken). Values in the SELECT list get no type from
     /// the target column, so a server value that is a bare NULL must carry a cast.
+    ///
+    /// With `caller`, the statement also reads the caller's account (`CallerSQL.cte`): it writes
+    /// only for an active caller, `condition` may use the role (`CallerSQL.allows`), and it
+    /// answers the caller's `user_type` too, or no row at all when the account is inactive.
     static func insert(_ description: ResourceDescription, alias: String, id: UUID?, input: ResourceInput,
-                       server: [ServerValue], condition: PostgresQuery, history: PostgresQuery) -> PostgresQuery {
+                       server: [ServerValue], condition: PostgresQuery, history: PostgresQuery,
+                       caller: UUID? = nil) -> PostgresQuery {
         let written = input.written(description, patch: false)
         let columns = ["id"] + written.map(\.column.name) + server.map(\.column)
         let values: [PostgresQuery] = ["coalesce(\(id), gen_random_uuid())"]
             + written.map { $0.value.bound(as: $0.column.type) } + server.map(\.value)
+        let allowed: PostgresQuery = caller.map {
+            "\(CallerSQL.cte($0)), allowed AS (SELECT c.user_type, \(condition) AS allowed FROM caller c)"
+        } ?? "allowed AS (SELECT \(condition) AS allowed)"
+        let callerColumn: PostgresQuery = caller == nil ? "" : "allowed.user_type, "
         return """
-            WITH allowed AS (SELECT \(condition) AS allowed),
+            WITH \(allowed),
             inserted AS (
                 INSERT INTO \(unsafeSQL: description.table) AS \(unsafeSQL: alias) (\(unsafeSQL: columns.joined(separator: ", ")))
                 SELECT \(PostgresQuery.joined(values, separator: ", ")) FROM allowed WHERE allowed.allowed
                 ON CONFLICT (id) DO NOTHING
                 RETURNING \(Self.returning(alias, table: description.table))),
             history AS (\(history))
-            SELECT allowed.allowed, inserted.json, inserted.version, inserted.id FROM allowed LEFT JOIN inserted ON TRUE
+            SELECT \(callerColumn)allowed.allowed, inserted.json, inserted.version, inserted.id FROM allowed LEFT JOIN inserted ON TRUE
             """
     }
 

@@ -167,13 +167,17 @@ public enum Visibility {
     }
 
     /// May delete work item `alias`: declarer or owner of its listing.
+    ///
+    /// The listing is probed by primary key (the row's one listing), not `listing_id IN (every
+    /// listing the caller owns)`: where the planner did not hash that set (inside the lateral
+    /// lock of `WorkItemStore.lock(callerID:)`) it scanned every listing for each test.
     public static func mayDeleteWorkItem(_ alias: String, _ viewer: Viewer) -> PostgresQuery {
         guard !viewer.isAdmin else { return "TRUE" }
         let me = viewer.userID
-        // COALESCE: `NULL IN (…)` (no listing) is NULL, which must read as "no", not fail to decode.
+        // COALESCE: a NULL declarer OR no owned listing is NULL, which must read as "no", not fail to decode.
         return """
             COALESCE(\(unsafeSQL: alias).declared_by = \(me)
-             OR \(unsafeSQL: alias).listing_id IN (SELECT ml.id FROM listings ml WHERE ml.owned_by = \(me)), FALSE)
+             OR EXISTS (SELECT 1 FROM listings ml WHERE ml.id = \(unsafeSQL: alias).listing_id AND ml.owned_by = \(me)), FALSE)
             """
     }
 }

@@ -94,7 +94,7 @@ extension WorkItemStore {
 
     /// The release of a claim that may be someone else's: the row is locked first, so the
     /// holder recorded in `claim_events` is the one whose claim ends.
-    private func lockedRelease(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
+    func lockedRelease(_ viewer: Viewer, id: UUID, on connection: PostgresConnection) throws -> (row: ResourceRow, changed: Bool) {
         let rows = try connection.query("""
             SELECT t.claimed_by FROM \(unsafeSQL: table) t
             WHERE t.id = \(id) AND \(Visibility.workItemRow("t", viewer)) FOR UPDATE OF t
@@ -117,7 +117,7 @@ extension WorkItemStore {
 
     /// The `claim_events` row of a claim or release, as an `INSERT … SELECT` from the CTE
     /// (`from`) that changed the row: nothing is recorded when it changed nothing.
-    private func claimEvent(id: UUID, user: UUID, action: String, actor: UUID, from changed: String) -> PostgresQuery {
+    func claimEvent(id: UUID, user: UUID, action: String, actor: UUID, from changed: String) -> PostgresQuery {
         """
         INSERT INTO claim_events (entity_type, entity_id, user_id, action, actor_id)
         SELECT \(kind.rawValue), \(id), \(user), \(action), \(actor) FROM \(unsafeSQL: changed)

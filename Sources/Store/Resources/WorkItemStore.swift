@@ -138,7 +138,12 @@ public struct WorkItemStore: WritableRowStore {
 
     public func modify(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
                 check: VersionCheck) throws -> ResourceRow {
-        let current = try lock(connection, viewer, id: id)
+        try change(connection, viewer, id: id, input: input, patch: patch, check: check, current: try lock(connection, viewer, id: id))
+    }
+
+    /// `modify` of the row `lock` returned (`current`), in the same transaction.
+    func change(_ connection: PostgresConnection, _ viewer: Viewer, id: UUID, input: WorkItemInput, patch: Bool,
+                check: VersionCheck, current: Locked) throws -> ResourceRow {
         guard check.allows(version: current.version) else { throw DomainError.preconditionFailed(currentVersion: current.version) }
         let newStatus = try status(input, patch: patch) ?? current.status
         let verdict = StatusRules.update(from: current.status, to: newStatus)

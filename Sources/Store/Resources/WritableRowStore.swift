@@ -22,6 +22,12 @@ public protocol WritableRowStore: ResourceStore {
     /// `create` on a connection of the pool; by default in a transaction of its own (a store
     /// whose insert is one statement may skip it).
     func create(_ viewer: Viewer, id: UUID?, input: Input) throws -> CreateResult
+    /// `create` for the caller `userID`, whose account it reads (`.callerInactive`: gone or
+    /// deactivated, nothing written); by default first, in the create's transaction.
+    func create(callerID userID: UUID, id: UUID?, input: Input) throws -> CallerWrite<CreateResult>
+    /// `PATCH` for the caller `userID`, whose account it reads (`.callerInactive`: gone or
+    /// deactivated, nothing written); by default first, in the update's transaction.
+    func update(callerID userID: UUID, id: UUID, input: Input, check: VersionCheck) throws -> CallerWrite<ResourceRow>
 }
 
 extension WritableRowStore {
@@ -34,6 +40,12 @@ extension WritableRowStore {
     /// `create` inside the caller's transaction (sync push).
     public func create(_ viewer: Viewer, id: UUID?, input: Input, on connection: PostgresConnection) throws -> CreateResult {
         if let row = try insert(connection, viewer, id: id, input: input) { return CreateResult(row: row, created: true) }
+        return try replayed(viewer, id: id, input: input, on: connection)
+    }
+
+    /// The answer to a create whose id is taken: the existing row when the viewer sees it and it
+    /// holds every field sent (an idempotent replay), else 409 `id_taken`.
+    func replayed(_ viewer: Viewer, id: UUID?, input: Input, on connection: PostgresConnection) throws -> CreateResult {
         let description = resource.description
         let rows = try connection.query("""
             SELECT dispatch_json(r)::text AS json, r.version, \(sameAsRow(input, "r")) AS same
@@ -42,6 +54,24 @@ extension WritableRowStore {
             """)
         guard let row = rows.first, try row.decode("same", as: Bool.self) else { throw DomainError.idTaken(noun) }
         return CreateResult(row: try ResourceSQL.decodeRow(row), created: false)
+    }
+
+    /// `create` for the caller `userID`, whose account is read first (`.callerInactive`: gone
+    /// or deactivated, nothing written). Stores whose create is one statement read it in that
+    /// statement instead (`WorkItemStore`).
+    public func create(callerID userID: UUID, id: UUID?, input: Input) throws -> CallerWrite<CreateResult> {
+        try pool.withTransaction { connection in
+            guard let viewer = try CallerSQL.viewer(userID, on: connection) else { return .callerInactive }
+            return .written(try create(viewer, id: id, input: input, on: connection))
+        }
+    }
+
+    /// `update(…replace: false…)` for the caller `userID`, whose account is read first.
+    public func update(callerID userID: UUID, id: UUID, input: Input, check: VersionCheck) throws -> CallerWrite<ResourceRow> {
+        try pool.withTransaction { connection in
+            guard let viewer = try CallerSQL.viewer(userID, on: connection) else { return .callerInactive }
+            return .written(try modify(connection, viewer, id: id, input: input, patch: true, check: check))
+        }
     }
 
     /// `PATCH` (`replace: false`: only the fields sent) or replace (`true`).
