@@ -40,9 +40,7 @@ public struct WebhookDeliveryQueue: Sendable {
 
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
         let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
-            o.id, o.event_id, o.endpoint_id, o.attempts,
-            (SELECT ev.payload FROM webhook_events ev WHERE ev.id = o.event_id) AS payload,
-            e.url, e.secret,
+            o.id, o.event_id, o.endpoint_id, o.attempts, o.payload, e.url, e.secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret
             """, joining: ("webhook_endpoints e", "e.id = o.endpoint_id"), on: pool)
         return try rows.map { row in
@@ -81,15 +79,10 @@ public struct WebhookDeliveryQueue: Sendable {
         try Self.leased.counts(on: pool)
     }
 
-    /// Deletes finished deliveries older than `age`, then events no delivery refers to.
+    /// Deletes finished deliveries older than `age` (an event lives in its deliveries).
     @discardableResult
     public func prune(olderThan age: Duration) throws -> Int {
-        let deleted = try Self.leased.prune(olderThan: age, on: pool)
-        try pool.execute("""
-            DELETE FROM webhook_events ev WHERE ev.created_at < now() - make_interval(secs => \(age.timeInterval))
-              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
-            """)
-        return deleted
+        try Self.leased.prune(olderThan: age, on: pool)
     }
 
     /// Receivers' answers and curl's messages can be long; the stored error is for a person.
