@@ -1,13 +1,15 @@
--- Each webhook delivery carries its event's type and payload; the separate webhook_events
--- table is gone (docs/performance.md, "One insert per subscribed write"). A subscribed write
--- inserted an event row (its key and created_at index) and one delivery per endpoint; the
--- profile put the event's insert, its two index entries and the CTE joining the two inserts
--- at about a fifth of what a subscriber added to a create. Now the trigger's one INSERT writes
--- the deliveries and nothing else. The receivers see the same thing: the same webhook-id
--- (event_id, shared by an event's deliveries and copied by a replay) and the same payload
--- bytes, built as before. With several endpoints the payload is stored once per delivery
--- (a few hundred bytes to a few KB each): the price of the common case, one endpoint,
--- writing one row.
+-- Less PostgreSQL work for the integrations (docs/performance.md, "The write-side work of the
+-- integrations, third round"): the same events, payloads and wake-ups.
+--
+-- 1. Each webhook delivery carries its event's type and payload; the separate webhook_events
+--    table is gone. A subscribed write inserted an event row (its key and created_at index)
+--    and one delivery per endpoint; the event's insert, its two index entries and the CTE
+--    joining the two inserts were about a fifth of what a subscriber added to a create. Now
+--    the trigger's one INSERT writes the deliveries and nothing else. Receivers see the same
+--    thing: the same webhook-id (event_id, shared by an event's deliveries and copied by a
+--    replay) and the same payload bytes, built as before. With several endpoints the payload
+--    is stored once per delivery (a few hundred bytes to a few KB each): the price of making
+--    the common case, one endpoint, one row.
 ALTER TABLE webhook_deliveries ADD COLUMN type text, ADD COLUMN payload text;
 UPDATE webhook_deliveries d SET type = ev.type, payload = ev.payload FROM webhook_events ev WHERE ev.id = d.event_id;
 -- A delivery whose event is gone could not be sent (0040's cascade leaves none).
@@ -94,4 +96,38 @@ BEGIN
     WHERE e.enabled AND (kind = ANY (e.events) OR '*' = ANY (e.events));
     RETURN NULL;
 END;
+$$;
+
+-- 2. The push sender's reasons query (0040), same rows: the urgent items' listings are found by
+--    key (a lookup per urgent item; OFFSET 0 keeps the planner from turning it back into a join)
+--    instead of a hash of every listing built on every change read, urgent items or none (two
+--    thirds of what the query cost), and the items are filtered on priority where they are read.
+CREATE OR REPLACE FUNCTION dispatch_push_reasons(since pg_snapshot, upto pg_snapshot)
+RETURNS TABLE (user_id uuid, urgent boolean)
+LANGUAGE sql STABLE AS $$
+    WITH lo AS (SELECT pg_snapshot_xmin(since) AS xid),
+    claims AS (
+        SELECT c.* FROM claim_events c, lo
+        WHERE c.txid >= lo.xid AND NOT pg_visible_in_snapshot(c.txid, since) AND pg_visible_in_snapshot(c.txid, upto)),
+    urgent AS (
+        SELECT t.listing_id FROM tasks t, lo
+        WHERE t.txid >= lo.xid AND t.priority = 'urgent'
+          AND NOT pg_visible_in_snapshot(t.txid, since) AND pg_visible_in_snapshot(t.txid, upto)
+        UNION ALL
+        SELECT a.listing_id FROM activities a, lo
+        WHERE a.txid >= lo.xid AND a.priority = 'urgent'
+          AND NOT pg_visible_in_snapshot(a.txid, since) AND pg_visible_in_snapshot(a.txid, upto))
+    SELECT c.user_id, true FROM claims c WHERE c.user_id <> c.actor_id
+    UNION ALL
+    SELECT i.declared_by, true FROM claims c
+        CROSS JOIN LATERAL (SELECT t.declared_by FROM tasks t WHERE t.id = c.entity_id
+                            UNION ALL SELECT a.declared_by FROM activities a WHERE a.id = c.entity_id) i
+        WHERE i.declared_by <> c.actor_id
+    UNION ALL
+    SELECT u.person, true FROM urgent i
+        CROSS JOIN LATERAL (SELECT l.owned_by, l.assigned_staff FROM listings l WHERE l.id = i.listing_id OFFSET 0) l,
+        LATERAL (VALUES (l.owned_by), (l.assigned_staff)) u(person)
+        WHERE u.person IS NOT NULL
+    UNION ALL
+    SELECT c.actor_id, false FROM claims c
 $$;
