@@ -2,7 +2,7 @@
 -- integrations, third round"): the same events, payloads and wake-ups.
 --
 -- 1. Each webhook delivery carries its event's type and payload; the separate webhook_events
---    table is gone. A subscribed write inserted an event row (its key and created_at index)
+--    table is gone (a view stands in for the release before, below). A subscribed write inserted an event row (its key and created_at index)
 --    and one delivery per endpoint; the event's insert, its two index entries and the CTE
 --    joining the two inserts were about a fifth of what a subscriber added to a create. Now
 --    the trigger's one INSERT writes the deliveries and nothing else. Receivers see the same
@@ -10,15 +10,32 @@
 --    replay) and the same payload bytes, built as before. With several endpoints the payload
 --    is stored once per delivery (a few hundred bytes to a few KB each): the price of making
 --    the common case, one endpoint, one row.
+--
+--    The release before this one still runs during a rolling upgrade (docs/operators/
+--    upgrades.md, expand/contract), and it reads webhook_events (its sender's claim, the
+--    deliveries' listing), deletes from it (its prune) and replays by copying a delivery's
+--    endpoint and event id only. So the new columns stay nullable, and webhook_events
+--    becomes a view of the deliveries (one row per event) whose DELETE does nothing: events
+--    without deliveries no longer exist, and finished deliveries are pruned with their
+--    payload. A replay the old release makes has no type or payload of its own; this
+--    release's sender and listing take them from the delivery it copied (same event id).
+--    The next release may make the columns NOT NULL and drop the view.
 ALTER TABLE webhook_deliveries ADD COLUMN type text, ADD COLUMN payload text;
 UPDATE webhook_deliveries d SET type = ev.type, payload = ev.payload FROM webhook_events ev WHERE ev.id = d.event_id;
--- A delivery whose event is gone could not be sent (0040's cascade leaves none).
-DELETE FROM webhook_deliveries WHERE payload IS NULL;
-ALTER TABLE webhook_deliveries ALTER COLUMN type SET NOT NULL, ALTER COLUMN payload SET NOT NULL;
 
 DROP TRIGGER webhook_events_gone ON webhook_events;
 DROP FUNCTION dispatch_webhook_events_gone();
 DROP TABLE webhook_events;
+CREATE VIEW webhook_events AS
+    SELECT DISTINCT ON (d.event_id) d.event_id AS id, d.type, d.payload, d.created_at
+    FROM webhook_deliveries d WHERE d.payload IS NOT NULL ORDER BY d.event_id, d.created_at;
+CREATE FUNCTION dispatch_webhook_events_view_delete() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN NULL;
+END $$;
+CREATE TRIGGER webhook_events_delete INSTEAD OF DELETE ON webhook_events
+    FOR EACH ROW EXECUTE FUNCTION dispatch_webhook_events_view_delete();
 
 -- Same verdicts, actors and payload text as 0040; the deliveries are the only insert.
 CREATE OR REPLACE FUNCTION dispatch_webhook_event() RETURNS trigger

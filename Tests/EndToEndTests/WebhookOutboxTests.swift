@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Store
 import Synchronization
 import Testing
 
@@ -118,5 +119,34 @@ import Testing
             SELECT count(*) || ' deliveries, ' || count(DISTINCT event_id) || ' id, ' || count(DISTINCT payload) || ' payload'
             FROM webhook_deliveries WHERE payload::json -> 'data' ->> 'title' = 'second'
             """) == "2 deliveries, 1 id, 1 payload")
+    }
+
+    /// During a rolling upgrade the release before this one still runs against the new
+    /// schema: its replay copies only a delivery's endpoint and event id, its sender reads the
+    /// payload from `webhook_events`, its prune deletes from it. Each still works, and this
+    /// release sends and lists the old release's replay with its event's type and bytes.
+    @Test func theReleaseBeforeReplaysReadsAndPrunesAgainstTheNewSchema() throws {
+        let world = try WebhookWorld()
+        let pool = world.app.database.pool
+        try world.createEndpoint(url: "https://hooks.example.com/in", events: ["*"])
+        try world.createTask("replayed")
+        let original: UUID = try #require(try pool.query("SELECT id FROM webhook_deliveries").first?.decode("id"))
+        // The release before's statements, as it sends them.
+        try pool.execute("""
+            INSERT INTO webhook_deliveries (endpoint_id, event_id)
+            SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id = \(original)
+            """)
+        #expect(try world.scalar("""
+            SELECT count(DISTINCT (SELECT ev.payload FROM webhook_events ev WHERE ev.id = d.event_id))::text
+            FROM webhook_deliveries d
+            """) == "1")
+        try pool.execute("DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)")
+        let claimed = try WebhookDeliveryQueue(pool: pool).claim(limit: 10, lease: .seconds(60))
+        #expect(claimed.count == 2 && Set(claimed.map(\.eventID)).count == 1 && Set(claimed.map(\.payload)).count == 1)
+        let body = try JSONSerialization.jsonObject(with: Data(try #require(claimed.first).payload.utf8)) as? [String: Any]
+        #expect((body?["data"] as? [String: Any])?["title"] as? String == "replayed")
+        let endpoint = try #require(claimed.first?.endpointID)
+        let listed = try WebhookDeliveryStore(pool: pool).list(endpointID: endpoint, status: nil, limit: 10)
+        #expect(listed.map(\.eventType) == ["task.created", "task.created"])
     }
 }

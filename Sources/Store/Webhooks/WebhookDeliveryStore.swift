@@ -19,7 +19,7 @@ public struct WebhookDeliveryStore: Sendable {
     /// The endpoint's newest deliveries (at most `limit`), optionally only those in `status`.
     public func list(endpointID: UUID, status: WebhookDelivery.Status?, limit: Int) throws -> [WebhookDelivery] {
         try pool.query("""
-            SELECT d.id, d.endpoint_id, d.event_id, d.type, \(unsafeSQL: Self.statusSQL) AS status, d.attempts,
+            SELECT d.id, d.endpoint_id, d.event_id, \(unsafeSQL: WebhookDeliveryQueue.copiedSQL("d", "type")) AS type, \(unsafeSQL: Self.statusSQL) AS status, d.attempts,
                    d.last_status, d.last_duration_ms, d.last_error, d.last_attempt_at, d.created_at,
                    CASE WHEN d.sent_at IS NULL AND d.dead_at IS NULL THEN d.next_attempt_at END AS next_attempt_at
             FROM webhook_deliveries d
