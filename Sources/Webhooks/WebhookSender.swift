@@ -25,7 +25,7 @@ package final class WebhookSender: Sendable {
         /// Failing this long (no success in between) disables an endpoint.
         package var disableAfter: Duration = .seconds(5 * 86_400)
         package var countsInterval: Duration = .seconds(15)
-        /// Finished deliveries (and their events) are deleted after this long.
+        /// Finished deliveries (each carries its event) are deleted after this long.
         package var retention: Duration = .seconds(30 * 86_400)
         package init() {}
     }

@@ -108,4 +108,40 @@ import TestSupport
     private func snapshot(_ database: TestDatabase) throws -> String {
         try #require(try database.pool.query("SELECT pg_current_snapshot()::text AS s").first?.decode("s", as: String.self))
     }
+
+    /// Who a change wakes at once: an urgent item's listing owner and assigned staff (whoever
+    /// wrote it), the user a claim was made for and the claimed item's declarer, but not the
+    /// claim's actor, who is only named as such; nothing committed before the change.
+    @Test func aChangesReasonsNameTheUrgentListingsPeopleAndTheClaimsOthers() throws {
+        let database = try TestDatabase.create(poolSize: 2)
+        let pool = database.pool
+        func user(_ name: String) throws -> UUID {
+            try #require(try pool.query("""
+                INSERT INTO users (name, email, user_type) VALUES (\(name), \(name + "@example.com"), 'realtor') RETURNING id
+                """).first?.decode("id"))
+        }
+        let owner = try user("owner"), staff = try user("staff"), writer = try user("writer"), declarer = try user("declarer")
+        let other = try user("other")
+        func id(_ sql: PostgresQuery) throws -> UUID { try #require(try pool.query(sql).first?.decode("id")) }
+        let listing = try id("INSERT INTO listings (address, owned_by, assigned_staff) VALUES ('1 Main St', \(owner), \(staff)) RETURNING id")
+        let quiet = try id("INSERT INTO listings (address, owned_by) VALUES ('2 Side St', \(other)) RETURNING id")
+        func snapshot() throws -> SyncSnapshot {
+            let text: String = try #require(try pool.query("SELECT pg_current_snapshot()::text AS s").first?.decode("s"))
+            return try #require(SyncSnapshot(text: text))
+        }
+        try pool.execute("INSERT INTO tasks (title, priority, listing_id, declared_by) VALUES ('before', 'urgent', \(quiet), \(writer))")
+        let since = try snapshot()
+        try pool.execute("INSERT INTO tasks (title, priority, listing_id, declared_by) VALUES ('fire', 'urgent', \(listing), \(writer))")
+        try pool.execute("INSERT INTO activities (title, priority, listing_id, declared_by) VALUES ('calm', 'high', \(quiet), \(writer))")
+        let claimed = try id("INSERT INTO tasks (title, listing_id, declared_by) VALUES ('claimed', \(quiet), \(declarer)) RETURNING id")
+        try pool.execute("""
+            INSERT INTO claim_events (entity_type, entity_id, user_id, action, actor_id) VALUES ('task', \(claimed), \(other), 'claimed', \(writer))
+            """)
+        let queue = PushOutboxQueue(pool: pool)
+        let reasons = try queue.reasons(since: since, upto: try snapshot())
+        #expect(reasons.urgent == [owner, staff, declarer, other])
+        #expect(reasons.actors == [writer])
+        let none = try queue.reasons(since: try snapshot(), upto: try snapshot())
+        #expect(none.urgent.isEmpty && none.actors.isEmpty)
+    }
 }

@@ -15,7 +15,7 @@ import Testing
         let request = try #require(try world.receiver.requests().first)
         #expect(request.verified == [0], "standardwebhooks did not verify: \(request.headers)")
         #expect(request.webhookID?.hasPrefix("msg_") == true)
-        #expect(request.webhookID == (try world.scalar("SELECT id FROM webhook_events")))
+        #expect(request.webhookID == (try world.scalar("SELECT event_id FROM webhook_deliveries")))
         let json = try #require(request.json)
         #expect(json["type"] as? String == "task.created" && json["timestamp"] as? String != nil)
         let data = try #require(json["data"] as? [String: Any])

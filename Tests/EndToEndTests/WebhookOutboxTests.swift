@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Store
 import Synchronization
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
         struct Abort: Error {}
         // Without a subscriber, a write leaves nothing.
         try pool.execute("INSERT INTO tasks (title, declared_by) VALUES ('unobserved', \(admin))")
-        #expect(try world.scalar("SELECT count(*)::text FROM webhook_events") == "0")
+        #expect(try world.scalar("SELECT count(DISTINCT event_id)::text FROM webhook_deliveries") == "0")
 
         try world.createEndpoint(url: "https://hooks.example.com/in", events: ["task.created"])
         #expect(throws: Abort.self) {
@@ -23,14 +24,14 @@ import Testing
                 throw Abort()
             }
         }
-        #expect(try world.scalar("SELECT count(*)::text FROM webhook_events") == "0")
+        #expect(try world.scalar("SELECT count(DISTINCT event_id)::text FROM webhook_deliveries") == "0")
         #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "0")
         _ = try pool.withTransaction { connection in
             try connection.execute("INSERT INTO tasks (title, declared_by) VALUES ('committed', \(admin))")
         }
-        #expect(try world.scalar("SELECT count(*)::text FROM webhook_events") == "1")
+        #expect(try world.scalar("SELECT count(DISTINCT event_id)::text FROM webhook_deliveries") == "1")
         #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "1")
-        #expect(try world.scalar("SELECT payload::json -> 'data' ->> 'title' FROM webhook_events") == "committed")
+        #expect(try world.scalar("SELECT payload::json -> 'data' ->> 'title' FROM webhook_deliveries") == "committed")
     }
 
     @Test func eachWriteNamesItsEventWithActorAndPreviousStatus() throws {
@@ -48,7 +49,7 @@ import Testing
         #expect(try app.request("DELETE", "/v1/tasks/\(task)", token: world.admin).status < 300)
         let note = try app.request("POST", "/v1/notes", token: world.admin,
                                    json: ["content": "hi", "parent_type": "listing", "parent_id": UUID().uuidString.lowercased()])
-        let rows = try app.database.pool.query("SELECT type, payload FROM webhook_events ORDER BY created_at, id")
+        let rows = try app.database.pool.query("SELECT type, payload FROM webhook_deliveries ORDER BY created_at, id")
         var events: [(type: String, payload: [String: Any])] = []
         for row in rows {
             let payload = try JSONSerialization.jsonObject(with: Data(try row.decode("payload", as: String.self).utf8)) as? [String: Any]
@@ -76,9 +77,10 @@ import Testing
         #expect(versions == versions.sorted() && Set(versions).count == versions.count)
     }
 
-    /// No delivery outlives its endpoint or its event, with no foreign key to enforce it: an
-    /// endpoint deleted while a write that subscribed it is still open waits for that write,
-    /// and the write's delivery goes with the endpoint; a deleted event takes its deliveries.
+    /// No delivery outlives its endpoint, with no foreign key to enforce it: an endpoint
+    /// deleted while a write that subscribed it is still open waits for that write, and the
+    /// write's delivery goes with the endpoint. An event lives in its deliveries (one per
+    /// subscribed endpoint, sharing the event id and the payload).
     @Test func anEndpointDeletedDuringAWriteTakesThatWritesDeliveryWithIt() throws {
         let world = try WebhookWorld()
         let pool = world.app.database.pool
@@ -109,9 +111,42 @@ import Testing
             SELECT string_agg(coalesce(e.url, 'no endpoint'), ',') FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
             """) == "https://hooks.example.com/kept")
 
+        // An event subscribed by several endpoints: one delivery each, the one webhook-id and
+        // the same payload bytes in every one.
+        try world.createEndpoint(url: "https://hooks.example.com/also")
         try world.createTask("second")
-        #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "2")
-        try pool.execute("DELETE FROM webhook_events WHERE payload::json -> 'data' ->> 'title' = 'second'")
-        #expect(try world.scalar("SELECT count(*)::text FROM webhook_deliveries") == "1")
+        #expect(try world.scalar("""
+            SELECT count(*) || ' deliveries, ' || count(DISTINCT event_id) || ' id, ' || count(DISTINCT payload) || ' payload'
+            FROM webhook_deliveries WHERE payload::json -> 'data' ->> 'title' = 'second'
+            """) == "2 deliveries, 1 id, 1 payload")
+    }
+
+    /// During a rolling upgrade the release before this one still runs against the new
+    /// schema: its replay copies only a delivery's endpoint and event id, its sender reads the
+    /// payload from `webhook_events`, its prune deletes from it. Each still works, and this
+    /// release sends and lists the old release's replay with its event's type and bytes.
+    @Test func theReleaseBeforeReplaysReadsAndPrunesAgainstTheNewSchema() throws {
+        let world = try WebhookWorld()
+        let pool = world.app.database.pool
+        try world.createEndpoint(url: "https://hooks.example.com/in", events: ["*"])
+        try world.createTask("replayed")
+        let original: UUID = try #require(try pool.query("SELECT id FROM webhook_deliveries").first?.decode("id"))
+        // The release before's statements, as it sends them.
+        try pool.execute("""
+            INSERT INTO webhook_deliveries (endpoint_id, event_id)
+            SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id = \(original)
+            """)
+        #expect(try world.scalar("""
+            SELECT count(DISTINCT (SELECT ev.payload FROM webhook_events ev WHERE ev.id = d.event_id))::text
+            FROM webhook_deliveries d
+            """) == "1")
+        try pool.execute("DELETE FROM webhook_events ev WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)")
+        let claimed = try WebhookDeliveryQueue(pool: pool).claim(limit: 10, lease: .seconds(60))
+        #expect(claimed.count == 2 && Set(claimed.map(\.eventID)).count == 1 && Set(claimed.map(\.payload)).count == 1)
+        let body = try JSONSerialization.jsonObject(with: Data(try #require(claimed.first).payload.utf8)) as? [String: Any]
+        #expect((body?["data"] as? [String: Any])?["title"] as? String == "replayed")
+        let endpoint = try #require(claimed.first?.endpointID)
+        let listed = try WebhookDeliveryStore(pool: pool).list(endpointID: endpoint, status: nil, limit: 10)
+        #expect(listed.map(\.eventType) == ["task.created", "task.created"])
     }
 }

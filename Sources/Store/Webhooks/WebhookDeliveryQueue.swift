@@ -16,6 +16,16 @@ public struct WebhookDeliveryQueue: Sendable {
         table: "webhook_deliveries",
         eligible: "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = o.endpoint_id AND e.enabled)")
 
+    /// A delivery's `column` (`type` or `payload`), or, for a replay the release before this
+    /// one made (it copies only the endpoint and the event id, migrations/0042), the one of
+    /// the delivery it copied: the same event.
+    static func copiedSQL(_ alias: String, _ column: String) -> String {
+        """
+        COALESCE(\(alias).\(column), (SELECT c.\(column) FROM webhook_deliveries c
+                                 WHERE c.event_id = \(alias).event_id AND c.\(column) IS NOT NULL LIMIT 1))
+        """
+    }
+
     /// A delivery a sender holds until `finish`, with what it needs to send it.
     public struct Claimed: Sendable, Equatable {
         public let id: UUID
@@ -40,9 +50,7 @@ public struct WebhookDeliveryQueue: Sendable {
 
     public func claim(limit: Int, lease: Duration) throws -> [Claimed] {
         let (claim, rows) = try Self.leased.claim(limit: limit, lease: lease, returning: """
-            o.id, o.event_id, o.endpoint_id, o.attempts,
-            (SELECT ev.payload FROM webhook_events ev WHERE ev.id = o.event_id) AS payload,
-            e.url, e.secret,
+            o.id, o.event_id, o.endpoint_id, o.attempts, \(Self.copiedSQL("o", "payload")) AS payload, e.url, e.secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret
             """, joining: ("webhook_endpoints e", "e.id = o.endpoint_id"), on: pool)
         return try rows.map { row in
@@ -81,15 +89,10 @@ public struct WebhookDeliveryQueue: Sendable {
         try Self.leased.counts(on: pool)
     }
 
-    /// Deletes finished deliveries older than `age`, then events no delivery refers to.
+    /// Deletes finished deliveries older than `age` (an event lives in its deliveries).
     @discardableResult
     public func prune(olderThan age: Duration) throws -> Int {
-        let deleted = try Self.leased.prune(olderThan: age, on: pool)
-        try pool.execute("""
-            DELETE FROM webhook_events ev WHERE ev.created_at < now() - make_interval(secs => \(age.timeInterval))
-              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
-            """)
-        return deleted
+        try Self.leased.prune(olderThan: age, on: pool)
     }
 
     /// Receivers' answers and curl's messages can be long; the stored error is for a person.

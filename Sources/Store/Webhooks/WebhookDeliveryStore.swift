@@ -19,10 +19,10 @@ public struct WebhookDeliveryStore: Sendable {
     /// The endpoint's newest deliveries (at most `limit`), optionally only those in `status`.
     public func list(endpointID: UUID, status: WebhookDelivery.Status?, limit: Int) throws -> [WebhookDelivery] {
         try pool.query("""
-            SELECT d.id, d.endpoint_id, d.event_id, ev.type, \(unsafeSQL: Self.statusSQL) AS status, d.attempts,
+            SELECT d.id, d.endpoint_id, d.event_id, \(unsafeSQL: WebhookDeliveryQueue.copiedSQL("d", "type")) AS type, \(unsafeSQL: Self.statusSQL) AS status, d.attempts,
                    d.last_status, d.last_duration_ms, d.last_error, d.last_attempt_at, d.created_at,
                    CASE WHEN d.sent_at IS NULL AND d.dead_at IS NULL THEN d.next_attempt_at END AS next_attempt_at
-            FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+            FROM webhook_deliveries d
             WHERE d.endpoint_id = \(endpointID) AND (\(status?.rawValue)::text IS NULL OR \(unsafeSQL: Self.statusSQL) = \(status?.rawValue)::text)
             ORDER BY d.created_at DESC, d.id DESC LIMIT \(limit)
             """).map { row in
@@ -41,8 +41,8 @@ public struct WebhookDeliveryStore: Sendable {
     /// nil when the delivery is not the endpoint's.
     public func replay(endpointID: UUID, deliveryID: UUID) throws -> UUID? {
         try pool.query("""
-            INSERT INTO webhook_deliveries (endpoint_id, event_id)
-            SELECT endpoint_id, event_id FROM webhook_deliveries WHERE id = \(deliveryID) AND endpoint_id = \(endpointID)
+            INSERT INTO webhook_deliveries (endpoint_id, event_id, type, payload)
+            SELECT endpoint_id, event_id, type, payload FROM webhook_deliveries WHERE id = \(deliveryID) AND endpoint_id = \(endpointID)
             RETURNING id
             """).first.map { try $0.decode("id") }
     }
