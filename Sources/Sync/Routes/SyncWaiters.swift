@@ -26,9 +26,14 @@ import Synchronization
 /// audience (after that change's snapshot was taken, so from then on the audiences cover it),
 /// and the fanout is asked for that change at once. Should a read fail (`nil`), everyone is
 /// re-checked; at worst a waiter answers at its deadline — its page read then is complete.
+///
+/// At the deadline, a plain delta whose user ChangeHistory proves has nothing new (as for an
+/// idle sync: one fence on the LISTEN connection for every waiter expiring at once, then
+/// memory) is answered without a read (`idleAnswer`); the others read their page.
 package final class SyncWaiters: @unchecked Sendable {
     package let parallelChecks: Int
     private let sharedRead: SharedRead?
+    private let idleAnswer: IdleAnswer?
     private let requestChange: @Sendable () -> Void
     /// The sessions of parked requests (a push to their phone would be wasted).
     package let live: LiveSessions
@@ -44,14 +49,16 @@ package final class SyncWaiters: @unchecked Sendable {
     private var lastChange: SyncSnapshot?
     private var checkCount = 0
     private var readCount = 0
+    private var memoryCount = 0
     private var nextID: UInt64 = 0
 
     /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
-    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, live: LiveSessions = LiveSessions(),
-                 requestChange: @escaping @Sendable () -> Void) {
+    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, idleAnswer: IdleAnswer? = nil,
+                 live: LiveSessions = LiveSessions(), requestChange: @escaping @Sendable () -> Void) {
         self.parallelChecks = parallelChecks
         self.live = live
         self.sharedRead = sharedRead
+        self.idleAnswer = idleAnswer
         self.requestChange = requestChange
     }
 
@@ -61,6 +68,8 @@ package final class SyncWaiters: @unchecked Sendable {
     /// Page reads done for parked requests: per wake-up, one per shared read and one per
     /// distinct request read alone (`sync_waiter_reads_total`).
     package var reads: Int { locked { readCount } }
+    /// Expired requests answered from memory, without a read (`sync_waiter_memory_answers_total`).
+    package var memoryAnswers: Int { locked { memoryCount } }
 
     /// A change from the fanout (nil: a read failed, anyone may have changes). Runs on the
     /// fanout thread: picks the waiters concerned and leaves the reading to this thread.
@@ -137,7 +146,7 @@ package final class SyncWaiters: @unchecked Sendable {
         let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
         due.removeAll()
         condition.unlock()
-        serve(expired.map { ($0.key, $0.value) }, final: true)
+        serve(answerIdle(expired.map { ($0.key, $0.value) }), final: true)
         serve(picked, final: false)
         condition.lock()
     }
@@ -157,6 +166,31 @@ package final class SyncWaiters: @unchecked Sendable {
             locked { readCount += 1 }
             if let found { answer(group, with: found, final: final) } else { locked { checkCount += group.count } }
         }
+    }
+
+    /// Answers the expired plain deltas that `idleAnswer` proves have nothing new (an empty
+    /// page from its cursor, the same the read would give); returns the others.
+    private func answerIdle(_ expired: [(UInt64, Waiter)]) -> [(UInt64, Waiter)] {
+        guard let idleAnswer else { return expired }
+        let candidates = expired.filter { !$0.1.completion.isCancelled && $0.1.cursor.isPlainDelta && !$0.1.viewer.isAdmin }
+        guard !candidates.isEmpty else { return expired }
+        let cursors = idleAnswer(candidates.map { ($0.1.viewer, $0.1.cursor) })
+        let answers = zip(candidates, cursors).compactMap { candidate, next in
+            next.flatMap { next in
+                Waiter.response(to: SyncPage(next: next), final: true, epoch: candidate.1.epoch).map { (candidate, next, $0) }
+            }
+        }
+        // Counted before the answers leave, so a client that has its answer sees the count.
+        locked {
+            memoryCount += answers.count
+            checkCount += answers.count
+        }
+        for ((_, waiter), next, found) in answers {
+            waiter.answered(next)
+            waiter.completion.complete(with: found.response)
+        }
+        let answered = Set(answers.map(\.0.0))
+        return expired.filter { !answered.contains($0.0) }
     }
 
     /// One shared read for each job's questions (same cursor and limit, different users);
