@@ -48,10 +48,10 @@ import Testing
             let parkedSince = since
             let request = SyncLiveTests.Background { try server.sync(rita, since: parkedSince, wait: 1) }
             try waitUntil("the request is parked") { sync.waiterCount == 1 }
-            // 0.9 to 1.015 s after parking, 5-10 ms apart: up to and at the 1 s deadline,
-            // finer than the fanout's 20 ms coalescing, so some writes land between the last
-            // read and the deadline's answer.
-            Thread.sleep(forTimeInterval: 0.9 + Double(round % 12) * 0.01 + (round >= 12 ? 0.005 : 0))
+            // 0.9 to 1.13 s after parking, 10 ms apart: before, during and after the deadline's
+            // answer (1 s, plus up to SyncWaiters.deadlineBatching), finer than the fanout's
+            // 20 ms coalescing, so some writes land between the last read and that answer.
+            Thread.sleep(forTimeInterval: 0.9 + Double(round % 12) * 0.02 + (round >= 12 ? 0.01 : 0))
             let task = try server.task(by: rita).uuidString.lowercased()
             let answer = try request.join()
             #expect(answer.status == 200)

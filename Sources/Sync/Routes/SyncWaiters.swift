@@ -51,6 +51,16 @@ package final class SyncWaiters: @unchecked Sendable {
     private var readCount = 0
     private var memoryCount = 0
     private var nextID: UInt64 = 0
+    /// When the sleeping thread wakes by itself (nil while it is awake).
+    private var wakeAt: ContinuousClock.Instant?
+
+    /// Deadlines are answered in batches: the thread sleeps until the next deadline plus this,
+    /// so one turn answers every request expiring within it (one scan of the waiters, one
+    /// fence) instead of a turn per request. With thousands parked (their deadlines spread
+    /// over the seconds they connected in) a turn per deadline and per park, each scanning
+    /// every waiter, cost more than the expired requests' own answers. A long-poll answered
+    /// this much after its `wait` is still a long-poll answered.
+    package static let deadlineBatching: Duration = .milliseconds(50)
 
     /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
     package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, idleAnswer: IdleAnswer? = nil,
@@ -95,7 +105,9 @@ package final class SyncWaiters: @unchecked Sendable {
         if let session = waiter.session { live.hold(session) }
         let covered = waiter.seen.flatMap { seen in lastChange.map { seen.covers($0) } } ?? false
         if !covered { fresh.insert(id) }
-        condition.signal()
+        // A fresh waiter is read at the change it requests below (`changed` wakes the thread);
+        // otherwise only a deadline earlier than the sleeping thread's own wake-up needs it.
+        if let wakeAt, waiter.deadline + Self.deadlineBatching < wakeAt { condition.signal() }
         condition.unlock()
         if !covered { requestChange() }
         // Runs on the event loop when the client leaves: only a dictionary removal.
@@ -134,8 +146,11 @@ package final class SyncWaiters: @unchecked Sendable {
         let now = ContinuousClock.now
         let expired = waiters.filter { $0.value.deadline <= now }
         if expired.isEmpty && due.isEmpty {
-            let nextDeadline = waiters.values.map(\.deadline).min() ?? now + .seconds(60)
-            _ = condition.wait(until: Date().addingTimeInterval((min(nextDeadline, now + .seconds(60)) - now).timeInterval))
+            let nextDeadline = waiters.values.map(\.deadline).min().map { $0 + Self.deadlineBatching } ?? now + .seconds(60)
+            let until = min(nextDeadline, now + .seconds(60))
+            wakeAt = until
+            _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
+            wakeAt = nil
             return
         }
         for id in expired.keys {
