@@ -162,6 +162,8 @@ def restart(loop, phones, server, postmaster, start_script, conninfo, agents, ad
         saw = [max(s[(p.index, m)] for m in want(p)) - first for p in group if all((p.index, m) in s for m in want(p))]
         refused = sum(p.refused for p in group)
         resent = sum(1 for a in after if a and a[0][2])
+        late = [a[0][3] for a in after if a]
+        print(f"  {kind}: the reconnecting attempt started late against its retry timer (this client's own loop) {spread(late)}")
         print(f"  {kind}: reconnected {len(waits)}/{len(group)}, after the server accepted {spread(reconnected)}; "
               f"connect {spread(waits)} (as this client saw it), >= 0.9 s: {sum(w >= 0.9 for w in waits)}, "
               f"SYN sent again (TCP_INFO, a dropped SYN): {resent}; refused attempts while down {refused}")

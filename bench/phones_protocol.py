@@ -68,7 +68,9 @@ class Phone:
         self.loop, self.index, self.user, self.source = loop, index, user, source
         self.host, self.port, self.cursor, self.retry, self.token = host, port, cursor, retry, token(user)
         self.sock, self.open, self.connecting_since, self.buf = None, False, None, bytearray()
-        self.connects, self.refused, self.closed_at, self.ready_at = [], 0, [], []  # (time, seconds, SYN resent), count, times
+        # connects: (time, seconds, SYN resent, how late this client started the attempt against its retry timer)
+        self.connects, self.refused, self.closed_at, self.ready_at = [], 0, [], []  # connects, count, times
+        self.due_at, self.late = None, 0.0
         self.received = []  # (time, bytes): every long-poll answer / postgres_changes event
         self.errors = []    # (time, what)
         self.reconnect = True
@@ -78,6 +80,7 @@ class Phone:
         self.sock.setblocking(False)
         self.sock.bind((self.source, 0))
         self.connecting_since, self.buf = time.time(), bytearray()
+        self.late = self.connecting_since - self.due_at if self.due_at else 0.0
         code = self.sock.connect_ex((self.host, self.port))
         if code not in (0, errno.EINPROGRESS):
             self.sock.close()
@@ -92,7 +95,8 @@ class Phone:
 
     def schedule_reconnect(self):
         if self.reconnect:
-            self.loop.at(time.time() + self.retry * (0.5 + 0.5 * (os.urandom(1)[0] / 255)), self.connect)
+            self.due_at = time.time() + self.retry * (0.5 + 0.5 * (os.urandom(1)[0] / 255))
+            self.loop.at(self.due_at, self.connect)
 
     def ready(self, events):
         if self.connecting_since is not None:
@@ -105,7 +109,7 @@ class Phone:
             # TCP_INFO's total_retrans right after the handshake: > 0 means the SYN was sent again
             # (the kernel dropped it: a full accept queue), whatever this loop's own delays were.
             info = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-            self.connects.append((now, now - self.connecting_since, int.from_bytes(info[100:104], "little")))
+            self.connects.append((now, now - self.connecting_since, int.from_bytes(info[100:104], "little"), self.late))
             self.connecting_since, self.open = None, True
             self.loop.epoll.modify(self.sock.fileno(), select.EPOLLIN)
             self.connected()

@@ -50,7 +50,8 @@ package final class SyncService: Sendable {
         self.fanout = fanout
         let live = LiveSessions()
         liveSessions = live
-        let waiters = SyncWaiters(sharedRead: { try feed.sharedPages(viewers: $0, cursor: $1, limit: $2) }, live: live,
+        let waiters = SyncWaiters(sharedRead: { try feed.sharedPages(viewers: $0, cursor: $1, limit: $2) },
+                                  idleAnswer: { Self.idleCursors($0, fanout: fanout) }, live: live,
                                   requestChange: { fanout.requestRead() })
         fanout.subscribe { waiters.changed($0) }
         self.waiters = waiters
@@ -88,6 +89,8 @@ package final class SyncService: Sendable {
     package var waiterReads: Int { waiters.reads }
     /// Idle syncs answered from memory, without a database query.
     package var idleAnswersFromMemory: Int { memoryAnswers.withLock { $0 } }
+    /// Expired long-polls answered from memory, without a page read.
+    package var waiterAnswersFromMemory: Int { waiters.memoryAnswers }
     /// The server process id of this instance's LISTEN connection (tests terminate it).
     package var listenerBackendPID: Int32? { fanout.listener?.backendPID }
 
@@ -110,6 +113,19 @@ package final class SyncService: Sendable {
         else { return nil }
         memoryAnswers.withLock { $0 += 1 }
         return (viewer, SyncPage(next: next))
+    }
+
+    /// The `next_since` of each expired long-poll ChangeHistory proves idle (one fence for all,
+    /// as `idlePageFromMemory` takes for one); nil where the database must answer.
+    static func idleCursors(_ questions: [(Viewer, SyncCursor)], fanout: ChangeFanout) -> [SyncCursor?] {
+        guard let fence = fanout.listener?.fence(timeout: fenceTimeout) else { return questions.map { _ in nil } }
+        return questions.map { viewer, cursor in
+            // The parked request's caller, as remembered now: a role or active flag that
+            // changed since it parked leaves it to the database.
+            guard let (known, next) = fanout.history.idleCursor(for: viewer.userID, cursor: cursor, fence: fence),
+                  known == viewer else { return nil }
+            return next
+        }
     }
 
     /// Read before looking up a caller's users row, then pass to `remember`.

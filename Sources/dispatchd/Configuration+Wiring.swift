@@ -20,7 +20,8 @@ extension Configuration {
         if let value = http.idleTimeout { server.idleTimeout = .seconds(value) }
         if let value = http.writeTimeout { server.writeTimeout = .seconds(value) }
         if let value = http.shutdownTimeout { server.shutdownGracePeriod = .seconds(value) }
-        if let value = http.maxConnections { server.maxConnections = value }
+        // Unset: what the open-file limit (raised at start) leaves for connections.
+        if let value = http.maxConnections ?? OpenFileLimit.current()?.defaultMaxConnections { server.maxConnections = value }
         server.listenBacklog = http.listenBacklog
         // Handlers block on the database; fewer workers than connections would leave
         // connections unused, and /healthz must not queue behind database waits.

@@ -34,5 +34,20 @@ struct OpenFileLimit: Equatable, Sendable {
         return Outcome(before: before, after: current() ?? before, failure: failure)
     }
 
+    /// Descriptors kept for everything but client connections when HTTP_MAX_CONNECTIONS is
+    /// not set: the database pool and the LISTEN connection, outbound HTTP (push, webhooks,
+    /// Slack), mail, backups and log files, epoll and wake-up descriptors.
+    static let reservedForTheProcess: UInt64 = 1024
+
+    /// The default HTTP_MAX_CONNECTIONS: the soft limit (after `raiseSoftToHard`) less
+    /// `reservedForTheProcess` (half the limit when it is small). A fixed number would be
+    /// wrong both ways: above the limit, a connection past it fails in `accept` (EMFILE) and
+    /// waits in the kernel's queue instead of getting its 503, or takes the descriptor a
+    /// database connection or a backup needed; below it, it turns phones away (10,000
+    /// phones plus their writers need more than 10,000) on a host that could hold them.
+    var defaultMaxConnections: Int {
+        Int(clamping: max(1, soft - min(Self.reservedForTheProcess, soft / 2)))
+    }
+
     private static var resource: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }
 }

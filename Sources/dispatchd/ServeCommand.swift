@@ -148,7 +148,8 @@ struct ServeCommand: ParsableCommand {
         defer { webhookSender?.stop() }
         pushSender?.start()
         defer { pushSender?.stop() }
-        logger.info("listening", metadata: ["url": .string(url)])
+        logger.info("listening", metadata: ["url": .string(url),
+                                            "max_connections": .stringConvertible(server.configuration.maxConnections)])
         // Written unbuffered: stdout is block-buffered when it is a pipe (docker logs, scripts).
         FileHandle.standardOutput.write(Data((ServeBanner.text(url: url, firstAdmin: firstAdmin, publishableKey: publishableKey) + "\n").utf8))
         server.waitUntilStopped()

@@ -49,7 +49,7 @@ extension SyncFeed {
         let limit = max(1, min(limit, Self.maxLimit))
         return try pool.withConnection { connection in
             try connection.withTransaction(isolation: .repeatableRead) { connection in
-                try connection.execute("SET TRANSACTION READ ONLY")
+                try beginDeltaRead(on: connection)
                 let (current, horizon) = try snapshotAndHorizon(on: connection)
                 // A cursor the per-user path refuses is refused there, with its own error.
                 do { try validate(cursor, current: current, horizon: horizon) } catch is SyncFeedError { return [:] }
@@ -61,8 +61,8 @@ extension SyncFeed {
                     }
                 }
                 // Prepared: its text is the same for every read (snapshots and viewers are
-                // bound), and after five reads PostgreSQL keeps a generic plan instead of planning
-                // this large statement every time (docs/performance.md "Realtime").
+                // bound), and its generic plan (beginDeltaRead) is made once per connection
+                // instead of planning this large statement every time (docs/performance.md "Realtime").
                 let rows = try connection.queryPrepared(name: "sync_shared_rows", query.rows(realtors: Array(realtors), cap: Self.maxSharedRows + 1))
                     .map(SharedRow.init)
                 guard rows.count <= Self.maxSharedRows else { return [:] }

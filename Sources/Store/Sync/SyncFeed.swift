@@ -94,7 +94,9 @@ public struct SyncFeed: Sendable {
 
     /// The page from the stages, inside a REPEATABLE READ transaction (one snapshot).
     func stagesPage(viewer: Viewer, cursor: SyncCursor, limit: Int, on connection: PostgresConnection) throws -> SyncPage {
-        try connection.execute("SET TRANSACTION READ ONLY")
+        // A delta's statements run with generic plans (beginDeltaRead); a full snapshot's keep
+        // custom ones (they read whole tables, where the viewer's id may change the plan).
+        if cursor.since != nil { try beginDeltaRead(on: connection) } else { try connection.execute("SET TRANSACTION READ ONLY") }
         // The first statement fixes the transaction's snapshot: this is the snapshot every
         // later statement of the page reads with.
         let (current, horizon) = try snapshotAndHorizon(on: connection)

@@ -69,4 +69,8 @@ extension SyncWaiters {
     /// Reads the pages of many viewers at one cursor together (SyncFeed.sharedPages);
     /// viewers missing from the result are read one by one.
     package typealias SharedRead = @Sendable (_ viewers: [Viewer], _ cursor: SyncCursor, _ limit: Int) throws -> [Viewer: SyncPage]
+
+    /// For each (viewer, plain delta cursor), the `next_since` of an empty page when it is
+    /// proven that nothing new is visible to the viewer (ChangeHistory), else nil.
+    package typealias IdleAnswer = @Sendable (_ questions: [(Viewer, SyncCursor)]) -> [SyncCursor?]
 }

@@ -26,9 +26,14 @@ import Synchronization
 /// audience (after that change's snapshot was taken, so from then on the audiences cover it),
 /// and the fanout is asked for that change at once. Should a read fail (`nil`), everyone is
 /// re-checked; at worst a waiter answers at its deadline — its page read then is complete.
+///
+/// At the deadline, a plain delta whose user ChangeHistory proves has nothing new (as for an
+/// idle sync: one fence on the LISTEN connection for every waiter expiring at once, then
+/// memory) is answered without a read (`idleAnswer`); the others read their page.
 package final class SyncWaiters: @unchecked Sendable {
     package let parallelChecks: Int
     private let sharedRead: SharedRead?
+    private let idleAnswer: IdleAnswer?
     private let requestChange: @Sendable () -> Void
     /// The sessions of parked requests (a push to their phone would be wasted).
     package let live: LiveSessions
@@ -44,14 +49,26 @@ package final class SyncWaiters: @unchecked Sendable {
     private var lastChange: SyncSnapshot?
     private var checkCount = 0
     private var readCount = 0
+    private var memoryCount = 0
     private var nextID: UInt64 = 0
+    /// When the sleeping thread wakes by itself (nil while it is awake).
+    private var wakeAt: ContinuousClock.Instant?
+
+    /// Deadlines are answered in batches: the thread sleeps until the next deadline plus this,
+    /// so one turn answers every request expiring within it (one scan of the waiters, one
+    /// fence) instead of a turn per request. With thousands parked (their deadlines spread
+    /// over the seconds they connected in) a turn per deadline and per park, each scanning
+    /// every waiter, cost more than the expired requests' own answers. A long-poll answered
+    /// this much after its `wait` is still a long-poll answered.
+    package static let deadlineBatching: Duration = .milliseconds(50)
 
     /// `requestChange`: ask the fanout for a change soon (a fresh waiter parked).
-    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, live: LiveSessions = LiveSessions(),
-                 requestChange: @escaping @Sendable () -> Void) {
+    package init(parallelChecks: Int = 4, sharedRead: SharedRead? = nil, idleAnswer: IdleAnswer? = nil,
+                 live: LiveSessions = LiveSessions(), requestChange: @escaping @Sendable () -> Void) {
         self.parallelChecks = parallelChecks
         self.live = live
         self.sharedRead = sharedRead
+        self.idleAnswer = idleAnswer
         self.requestChange = requestChange
     }
 
@@ -61,6 +78,8 @@ package final class SyncWaiters: @unchecked Sendable {
     /// Page reads done for parked requests: per wake-up, one per shared read and one per
     /// distinct request read alone (`sync_waiter_reads_total`).
     package var reads: Int { locked { readCount } }
+    /// Expired requests answered from memory, without a read (`sync_waiter_memory_answers_total`).
+    package var memoryAnswers: Int { locked { memoryCount } }
 
     /// A change from the fanout (nil: a read failed, anyone may have changes). Runs on the
     /// fanout thread: picks the waiters concerned and leaves the reading to this thread.
@@ -86,7 +105,9 @@ package final class SyncWaiters: @unchecked Sendable {
         if let session = waiter.session { live.hold(session) }
         let covered = waiter.seen.flatMap { seen in lastChange.map { seen.covers($0) } } ?? false
         if !covered { fresh.insert(id) }
-        condition.signal()
+        // A fresh waiter is read at the change it requests below (`changed` wakes the thread);
+        // otherwise only a deadline earlier than the sleeping thread's own wake-up needs it.
+        if let wakeAt, waiter.deadline + Self.deadlineBatching < wakeAt { condition.signal() }
         condition.unlock()
         if !covered { requestChange() }
         // Runs on the event loop when the client leaves: only a dictionary removal.
@@ -125,8 +146,11 @@ package final class SyncWaiters: @unchecked Sendable {
         let now = ContinuousClock.now
         let expired = waiters.filter { $0.value.deadline <= now }
         if expired.isEmpty && due.isEmpty {
-            let nextDeadline = waiters.values.map(\.deadline).min() ?? now + .seconds(60)
-            _ = condition.wait(until: Date().addingTimeInterval((min(nextDeadline, now + .seconds(60)) - now).timeInterval))
+            let nextDeadline = waiters.values.map(\.deadline).min().map { $0 + Self.deadlineBatching } ?? now + .seconds(60)
+            let until = min(nextDeadline, now + .seconds(60))
+            wakeAt = until
+            _ = condition.wait(until: Date().addingTimeInterval((until - now).timeInterval))
+            wakeAt = nil
             return
         }
         for id in expired.keys {
@@ -137,7 +161,7 @@ package final class SyncWaiters: @unchecked Sendable {
         let picked = due.compactMap { id in waiters[id].map { (id, $0) } }
         due.removeAll()
         condition.unlock()
-        serve(expired.map { ($0.key, $0.value) }, final: true)
+        serve(answerIdle(expired.map { ($0.key, $0.value) }), final: true)
         serve(picked, final: false)
         condition.lock()
     }
@@ -157,6 +181,31 @@ package final class SyncWaiters: @unchecked Sendable {
             locked { readCount += 1 }
             if let found { answer(group, with: found, final: final) } else { locked { checkCount += group.count } }
         }
+    }
+
+    /// Answers the expired plain deltas that `idleAnswer` proves have nothing new (an empty
+    /// page from its cursor, the same the read would give); returns the others.
+    private func answerIdle(_ expired: [(UInt64, Waiter)]) -> [(UInt64, Waiter)] {
+        guard let idleAnswer else { return expired }
+        let candidates = expired.filter { !$0.1.completion.isCancelled && $0.1.cursor.isPlainDelta && !$0.1.viewer.isAdmin }
+        guard !candidates.isEmpty else { return expired }
+        let cursors = idleAnswer(candidates.map { ($0.1.viewer, $0.1.cursor) })
+        let answers = zip(candidates, cursors).compactMap { candidate, next in
+            next.flatMap { next in
+                Waiter.response(to: SyncPage(next: next), final: true, epoch: candidate.1.epoch).map { (candidate, next, $0) }
+            }
+        }
+        // Counted before the answers leave, so a client that has its answer sees the count.
+        locked {
+            memoryCount += answers.count
+            checkCount += answers.count
+        }
+        for ((_, waiter), next, found) in answers {
+            waiter.answered(next)
+            waiter.completion.complete(with: found.response)
+        }
+        let answered = Set(answers.map(\.0.0))
+        return expired.filter { !answered.contains($0.0) }
     }
 
     /// One shared read for each job's questions (same cursor and limit, different users);
