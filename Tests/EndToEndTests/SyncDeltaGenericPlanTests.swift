@@ -12,21 +12,8 @@ import TestSupport
     /// 201 realtors with a listing and ten tasks each, 5,000 more tasks of the last one; then
     /// `changed` tasks of the first realtor rewritten after the cursor.
     private static func seed(_ pool: PostgresPool, changed: Int) throws -> (viewers: [Viewer], cursor: SyncCursor) {
-        for statement: PostgresQuery in [
-            "INSERT INTO users (name, email) SELECT 'r' || n, 'r' || n || '@example.com' FROM generate_series(1, 201) n",
-            "INSERT INTO listings (address, owned_by) SELECT 'a', id FROM users",
-            "INSERT INTO tasks (title, declared_by, listing_id) SELECT 't', l.owned_by, l.id FROM listings l, generate_series(1, 10)",
-            """
-            INSERT INTO tasks (title, declared_by, listing_id) SELECT 'other', l.owned_by, l.id FROM listings l, generate_series(1, 5000)
-            WHERE l.owned_by = (SELECT id FROM users ORDER BY id DESC LIMIT 1)
-            """,
-            "ANALYZE",
-        ] { try pool.execute(statement) }
+        let since = try SyncSharedDeltaPlanTests.seedRealtors(pool, othersOfLast: 5000)
         let users = try pool.query("SELECT id FROM users ORDER BY id LIMIT 2").map { try $0.decode("id", as: UUID.self) }
-        // A cursor every seeded row is below (see SyncSharedDeltaPlanTests for why not the
-        // current snapshot: other tests' open transactions share the cluster).
-        let fence = try #require(try pool.query("SELECT pg_current_xact_id()::text AS x").first).decode("x", as: String.self)
-        let since = try #require(SyncSnapshot(text: "\(fence):\(fence):"))
         try pool.execute("""
             UPDATE tasks SET description = 'changed' WHERE id IN (
               SELECT id FROM tasks WHERE title = 't' AND declared_by = \(users[0]) ORDER BY id LIMIT \(changed))

@@ -18,24 +18,8 @@ import TestSupport
         let changed = realtorsChanged * each
         let database = try TestDatabase.create()
         let pool = database.pool
-        for statement: PostgresQuery in [
-            "INSERT INTO users (name, email) SELECT 'r' || n, 'r' || n || '@example.com' FROM generate_series(1, 201) n",
-            "INSERT INTO listings (address, owned_by) SELECT 'a', id FROM users",
-            "INSERT INTO tasks (title, declared_by, listing_id) SELECT 't', l.owned_by, l.id FROM listings l, generate_series(1, 10)",
-            """
-            INSERT INTO tasks (title, declared_by, listing_id) SELECT 'other', l.owned_by, l.id FROM listings l, generate_series(1, 2000)
-            WHERE l.owned_by = (SELECT id FROM users ORDER BY id DESC LIMIT 1)
-            """,
-            "ANALYZE",
-        ] { try pool.execute(statement) }
+        let since = try Self.seedRealtors(pool, othersOfLast: 2000)
         let realtors = try pool.query("SELECT id FROM users ORDER BY id LIMIT 200").map { try $0.decode("id", as: UUID.self) }
-        // The cursor: everything before a fresh transaction id has committed. Not the current
-        // snapshot: the tests share one PostgreSQL, and another test's open transaction would
-        // hold its xmin back below this test's seed, so the range would rightly cover the whole
-        // seed and a sequential scan would be the right plan (seen under parallel runs). This
-        // database's rows were all written by committed transactions below the fence.
-        let fence = try #require(try pool.query("SELECT pg_current_xact_id()::text AS x").first).decode("x", as: String.self)
-        let since = try #require(SyncSnapshot(text: "\(fence):\(fence):"))
         try pool.execute("""
             UPDATE tasks SET description = 'changed' WHERE id IN (
               SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY declared_by ORDER BY id) AS n FROM tasks
@@ -67,6 +51,27 @@ import TestSupport
                       + " execution \(plan.top["Execution Time"] ?? "?") ms")
             }
         }
+    }
+
+    /// 201 realtors with a listing and ten tasks ('t') each, and `others` more tasks ('other')
+    /// of the last one; returns a cursor every seeded row is below. Not the current snapshot:
+    /// the tests share one PostgreSQL, and another test's open transaction would hold its xmin
+    /// back below this test's seed, so the range would rightly cover the whole seed and a
+    /// sequential scan would be the right plan (seen under parallel runs). This database's rows
+    /// were all written by committed transactions below the fence.
+    static func seedRealtors(_ pool: PostgresPool, othersOfLast others: Int) throws -> SyncSnapshot {
+        for statement: PostgresQuery in [
+            "INSERT INTO users (name, email) SELECT 'r' || n, 'r' || n || '@example.com' FROM generate_series(1, 201) n",
+            "INSERT INTO listings (address, owned_by) SELECT 'a', id FROM users",
+            "INSERT INTO tasks (title, declared_by, listing_id) SELECT 't', l.owned_by, l.id FROM listings l, generate_series(1, 10)",
+            """
+            INSERT INTO tasks (title, declared_by, listing_id) SELECT 'other', l.owned_by, l.id FROM listings l, generate_series(1, \(unsafeSQL: String(others)))
+            WHERE l.owned_by = (SELECT id FROM users ORDER BY id DESC LIMIT 1)
+            """,
+            "ANALYZE",
+        ] { try pool.execute(statement) }
+        let fence = try #require(try pool.query("SELECT pg_current_xact_id()::text AS x").first).decode("x", as: String.self)
+        return try #require(SyncSnapshot(text: "\(fence):\(fence):"))
     }
 
     /// An EXPLAIN (FORMAT JSON)'s top object and every plan node.
