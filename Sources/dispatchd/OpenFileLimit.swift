@@ -39,14 +39,20 @@ struct OpenFileLimit: Equatable, Sendable {
     /// Slack), mail, backups and log files, epoll and wake-up descriptors.
     static let reservedForTheProcess: UInt64 = 1024
 
+    /// The most connections held when HTTP_MAX_CONNECTIONS is not set, whatever the limit:
+    /// container runtimes often grant a hard limit of 1,048,576, and each open connection
+    /// costs ~5–7 KB of server memory plus the kernel's, so a flood is shed with a 503 at
+    /// ~450 MB rather than when the host's memory runs out. Set the setting for more.
+    static let defaultCeiling: UInt64 = 65536
+
     /// The default HTTP_MAX_CONNECTIONS: the soft limit (after `raiseSoftToHard`) less
-    /// `reservedForTheProcess` (half the limit when it is small). A fixed number would be
+    /// `reservedForTheProcess` (half the limit when it is small), at most `defaultCeiling`. A fixed number would be
     /// wrong both ways: above the limit, a connection past it fails in `accept` (EMFILE) and
     /// waits in the kernel's queue instead of getting its 503, or takes the descriptor a
     /// database connection or a backup needed; below it, it turns phones away (10,000
     /// phones plus their writers need more than 10,000) on a host that could hold them.
     var defaultMaxConnections: Int {
-        Int(clamping: max(1, soft - min(Self.reservedForTheProcess, soft / 2)))
+        Int(clamping: min(Self.defaultCeiling, max(1, soft - min(Self.reservedForTheProcess, soft / 2))))
     }
 
     private static var resource: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }

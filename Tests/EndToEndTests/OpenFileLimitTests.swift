@@ -55,6 +55,8 @@ import TestSupport
 
     @Test func defaultLeavesTheReserveOrHalfASmallLimit() {
         #expect(OpenFileLimit(soft: 65536, hard: 65536).defaultMaxConnections == 64512)
+        // A container's 1,048,576 does not become a million connections' worth of memory.
+        #expect(OpenFileLimit(soft: 1_048_576, hard: 1_048_576).defaultMaxConnections == 65536)
         #expect(OpenFileLimit(soft: 20000, hard: 65536).defaultMaxConnections == 18976)
         #expect(OpenFileLimit(soft: 1024, hard: 1024).defaultMaxConnections == 512)
         #expect(OpenFileLimit(soft: 1, hard: 1).defaultMaxConnections == 1)
