@@ -101,9 +101,13 @@ enum ResourceSQL {
     /// SQL: TRUE when `listingID` names a listing the viewer sees that is not deleted; for
     /// `checkListing`, and for writes that check it in their own statement.
     static func usableListing(_ listingID: UUID, _ viewer: Viewer) -> PostgresQuery {
-        """
-        EXISTS (SELECT 1 FROM listings l WHERE l.id = \(listingID) AND l.deleted_at IS NULL AND \(Visibility.listing("l", viewer)))
-        """
+        usableListing(listingID, visible: Visibility.listing("l", viewer))
+    }
+
+    /// The same with `visible`, the visibility rule over the listing `l` (a statement that
+    /// reads the caller's role itself passes `CallerSQL.sees(…)`).
+    static func usableListing(_ listingID: UUID, visible: PostgresQuery) -> PostgresQuery {
+        "EXISTS (SELECT 1 FROM listings l WHERE l.id = \(listingID) AND l.deleted_at IS NULL AND \(visible))"
     }
 
     static let unknownListing = FieldError(field: "listing_id", code: .unknownListing, message: "Must be the id of a listing you can see.")

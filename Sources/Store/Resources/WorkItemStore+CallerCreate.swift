@@ -23,11 +23,8 @@ extension WorkItemStore {
                           ServerValue(column: "completed_at", value: StatusRules.hasCompletedAt(created) ? "now()" : "NULL::timestamptz")]
             // `ResourceSQL.usableListing` under the role read in the statement; `allowed` has a
             // row only for an active caller, and the insert reads `allowed`.
-            let listing = input.sent["listing_id"]?.uuid.map { listingID -> PostgresQuery in
-                """
-                EXISTS (SELECT 1 FROM listings l WHERE l.id = \(listingID) AND l.deleted_at IS NULL
-                        AND \(CallerSQL.sees(Visibility.listing("l", subject: .user(userID)))))
-                """
+            let listing = input.sent["listing_id"]?.uuid.map {
+                ResourceSQL.usableListing($0, visible: CallerSQL.sees(Visibility.listing("l", subject: .user(userID))))
             }
             let rows = try connection.query(ResourceWriteSQL.insert(
                 resource.description, alias: "t", id: id, input: input, server: server,

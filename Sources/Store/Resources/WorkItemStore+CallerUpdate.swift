@@ -35,8 +35,6 @@ extension WorkItemStore {
         guard let row = rows.first else { return nil }
         let viewer = try CallerSQL.viewer(userID, row)
         guard try row.decode("version", as: Int?.self) != nil else { throw DomainError.notFound(kind.rawValue) }
-        return (viewer, Locked(status: try row.decodeKnown("status", table: table),
-                               version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
-                               listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete")))
+        return (viewer, try locked(row))
     }
 }

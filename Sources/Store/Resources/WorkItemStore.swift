@@ -100,9 +100,14 @@ public struct WorkItemStore: WritableRowStore {
             FOR UPDATE OF t
             """)
         guard let row = rows.first else { throw DomainError.notFound(kind.rawValue) }
-        return Locked(status: try row.decodeKnown("status", table: table),
-                      version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
-                      listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete"))
+        return try locked(row)
+    }
+
+    /// A locked row as `lock` and `lock(callerID:)` select it.
+    func locked(_ row: PostgresRow) throws -> Locked {
+        Locked(status: try row.decodeKnown("status", table: table),
+               version: try row.decode("version"), claimedBy: try row.decode("claimed_by"),
+               listingID: try row.decode("listing_id"), mayDelete: try row.decode("may_delete"))
     }
 
     func get(_ connection: PostgresConnection, _ id: UUID) throws -> ResourceRow {

@@ -19,9 +19,11 @@ extension SyncFeed {
     /// prepared (each statement is planned anyway), so a generic plan would only lose the
     /// parameters' values: there, and with the statement cache off, only READ ONLY is set.
     /// (`SET` needs no snapshot, so the snapshot is still taken by the caller's first query.)
-    func beginDeltaRead(on connection: PostgresConnection) throws {
+    /// `delta: false` (a full snapshot, whose statements read whole tables and keep custom
+    /// plans): READ ONLY alone.
+    func beginDeltaRead(on connection: PostgresConnection, delta: Bool = true) throws {
         let prepares = !connection.configuration.transactionPooled && connection.configuration.statementCacheCapacity > 0
-        guard prepares else {
+        guard delta, prepares else {
             try connection.execute("SET TRANSACTION READ ONLY")
             return
         }

@@ -96,7 +96,7 @@ public struct SyncFeed: Sendable {
     func stagesPage(viewer: Viewer, cursor: SyncCursor, limit: Int, on connection: PostgresConnection) throws -> SyncPage {
         // A delta's statements run with generic plans (beginDeltaRead); a full snapshot's keep
         // custom ones (they read whole tables, where the viewer's id may change the plan).
-        if cursor.since != nil { try beginDeltaRead(on: connection) } else { try connection.execute("SET TRANSACTION READ ONLY") }
+        try beginDeltaRead(on: connection, delta: cursor.since != nil)
         // The first statement fixes the transaction's snapshot: this is the snapshot every
         // later statement of the page reads with.
         let (current, horizon) = try snapshotAndHorizon(on: connection)
